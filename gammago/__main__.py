@@ -1,0 +1,5 @@
+import sys
+
+from gammago.cli import main
+
+sys.exit(main())

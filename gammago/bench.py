@@ -1,0 +1,64 @@
+"""`gammago bench`: speed figures, each the median of several timed runs in this process.
+
+Ratios between figures of one run are what to compare across machines; absolute figures
+depend on the machine and on what else it is doing.
+"""
+import json
+import statistics
+import sys
+
+from gammago import playout
+
+# Playouts per timed run; each figure is the median of --runs such runs.
+LIGHT_PLAYOUTS = {9: 20000, 19: 3000}
+
+
+def add_arguments(p):
+    p.add_argument("--runs", type=int, default=5, help="timed runs per figure (median reported)")
+    p.add_argument("--quick", action="store_true", help="a tenth of the playouts per run")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first run")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+
+
+def _median_rate(fn, runs, seed):
+    """fn(seed) -> (seconds, count, moves); median count/s and moves/s over the runs."""
+    rates, move_rates = [], []
+    for i in range(runs):
+        t, count, moves = fn(seed + i)
+        rates.append(count / t)
+        move_rates.append(moves / t)
+    return statistics.median(rates), statistics.median(move_rates)
+
+
+def light_figures(runs, quick, seed):
+    out = {}
+    for size, n in LIGHT_PLAYOUTS.items():
+        n = max(100, n // 10) if quick else n
+
+        def one(s, size=size, n=n):
+            t, moves = playout.bench_light(size, n, s)
+            return t, n, moves
+
+        rate, move_rate = _median_rate(one, runs, seed)
+        out[f"light_playouts_per_s_{size}"] = round(rate, 1)
+        out[f"light_moves_per_s_{size}"] = round(move_rate, 1)
+    return out
+
+
+def collect(args):
+    figures = {"runs": args.runs}
+    figures.update(light_figures(args.runs, args.quick, args.seed))
+    return figures
+
+
+def main(args):
+    figures = collect(args)
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+        return 0
+    print(f"gammago bench: one thread, median of {args.runs} runs")
+    width = max(len(k) for k in figures)
+    for key, value in figures.items():
+        print(f"  {key:<{width}}  {value:>14,.1f}" if isinstance(value, float) else f"  {key:<{width}}  {value:>14}")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,38 @@
+"""The `gammago` command: one sub-command per tool, each in its own module.
+
+Every module listed in COMMANDS provides `add_arguments(parser)` and `main(args) -> int`.
+"""
+import argparse
+import importlib
+import sys
+
+# (name, module, one-line help)
+COMMANDS = [
+    ("bench", "gammago.bench", "playout and search speed figures (median of several runs)"),
+]
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="gammago", description=__doc__.splitlines()[0])
+    from gammago import __version__
+    parser.add_argument("--version", action="version", version=f"gammago {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module, help_text in COMMANDS:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        mod = importlib.import_module(module)
+        mod.add_arguments(p)
+        p.set_defaults(_module=mod)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args._module.main(args) or 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

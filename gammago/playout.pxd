@@ -1,0 +1,21 @@
+# The playout policy seam (after Pachi's playout.h): a policy is a context plus three functions,
+# and the playout loop knows nothing else about it. Light (uniform) and gamma policies both
+# sit behind it.
+from libc.stdint cimport uint8_t
+from gammago.board cimport board_t
+from gammago.rng cimport rng_t
+
+ctypedef struct policy_t:
+    void* ctx
+    # a playout starts on board b (a private copy the policy may keep pointers into)
+    void (*setboard)(void* ctx, board_t* b) noexcept nogil
+    # the next move for b.to_move: a legal point, never an own true eye; PASS when none is left
+    int (*choose)(void* ctx, board_t* b, rng_t* r) noexcept nogil
+    # called after board_play(b, move, ...) so the policy can update what it keeps
+    void (*played)(void* ctx, board_t* b, int move) noexcept nogil
+
+cdef void policy_light(policy_t* pol) noexcept nogil
+cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept nogil
+cdef int playout_default_maxmoves(const board_t* b) noexcept nogil
+cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
+                      double* black_wins, double* owner_black, long* moves) noexcept nogil

@@ -5,7 +5,7 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-HOT = ["-O3", "-march=x86-64-v2", "-fno-strict-aliasing"] if os.uname().machine == "x86_64" else ["-O3"]
+HOT = ["-O3", "-march=x86-64-v2"] if os.uname().machine == "x86_64" else ["-O3"]
 
 # GAMMAGO_MODULES=board,playout builds only those (handy while another module is mid-edit)
 ONLY = [m for m in os.environ.get("GAMMAGO_MODULES", "").split(",") if m]

@@ -75,11 +75,9 @@ cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil
 
 # --- moves ---
 cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept nogil
-cdef bint board_is_legal(const board_t* b, int p, int c) noexcept nogil  # simple ko only
 cdef void board_play(board_t* b, int p, int c) noexcept nogil   # p must be legal for c
 cdef void board_place_setup(board_t* b, int p, int c) noexcept nogil
 cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil
-cdef bint board_is_eye(const board_t* b, int p, int c) noexcept nogil
 
 # --- queries ---
 cdef int board_first_lib(const board_t* b, int h) noexcept nogil
@@ -116,3 +114,50 @@ cdef class Board:
     cdef int _point(self, vertex) except -1
     cdef bytes _snapshot(self)
     cdef void _restore(self, bytes snap)
+
+# --- the two tests a playout makes for every candidate, inlined ---
+cdef inline int board_basic_legality(const board_t* b, int p, int c) noexcept nogil:
+    """MOVE_OK, MOVE_OCCUPIED, MOVE_KO (simple ko) or MOVE_SUICIDE for a point p on the board."""
+    cdef int k, q, col
+    if b.color[p] != EMPTY:
+        return MOVE_OCCUPIED
+    if p == b.ko and c == b.to_move:
+        return MOVE_KO
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            return MOVE_OK
+        if col == c:
+            if b.nlibs[b.head[q]] > 1:
+                return MOVE_OK
+        elif col == 3 - c:
+            if b.nlibs[b.head[q]] == 1:
+                return MOVE_OK
+    return MOVE_SUICIDE
+
+cdef inline bint board_is_legal(const board_t* b, int p, int c) noexcept nogil:
+    """Legal under simple ko (no superko check): what playouts use. PASS is legal."""
+    if p == PASS:
+        return 1
+    return board_basic_legality(b, p, c) == MOVE_OK
+
+cdef extern from *:
+    int _popcount32 "__builtin_popcount"(unsigned int) nogil
+
+cdef inline bint board_is_eye(const board_t* b, int p, int c) noexcept nogil:
+    """An eye of c for playouts: the 4 neighbours are c or border, and the diagonals hold at
+    most one opponent stone (none at the edge). Read from the 3x3 code with bit operations:
+    a field is c-or-border when its bit (c-1) is set; BORDER is 3."""
+    cdef unsigned int code = b.code[p]
+    cdef unsigned int orth = code & 0xFF
+    cdef unsigned int diag = (code >> 8) & 0xFF
+    cdef unsigned int want = 0x55 if c == BLACK else 0xAA
+    cdef unsigned int lo, hi, opp, border
+    if (orth & want) != want:
+        return 0
+    lo = diag & 0x55
+    hi = (diag >> 1) & 0x55
+    border = lo & hi
+    opp = (hi & ~lo) if c == BLACK else (lo & ~hi)
+    return _popcount32(opp) + (1 if border else 0) < 2

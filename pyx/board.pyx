@@ -14,10 +14,9 @@ cdef extern from *:
     int ctz64 "__builtin_ctzll"(unsigned long long) nogil
 
 # ---------------------------------------------------------------------------------------------
-# Tables built once at import: Zobrist keys and the eye table of 16-bit colour codes.
+# Zobrist keys, built once at import from a fixed seed.
 # ---------------------------------------------------------------------------------------------
 cdef uint64_t ZOB[3][MAX_PTS]
-cdef uint8_t EYE[65536]      # bit (c-1): the colour code is an eye shape for colour c
 
 cdef uint64_t _splitmix(uint64_t* s) noexcept nogil:
     s[0] += 0x9E3779B97F4A7C15ULL
@@ -28,30 +27,10 @@ cdef uint64_t _splitmix(uint64_t* s) noexcept nogil:
 
 cdef void _init_tables() noexcept nogil:
     cdef uint64_t s = 20071007  # fixed: hashes are the same in every process
-    cdef int c, p, code, k, col, c2, opp_diag, border_diag, ok
+    cdef int c, p
     for c in range(3):
         for p in range(MAX_PTS):
             ZOB[c][p] = _splitmix(&s) if c else 0
-    for code in range(65536):
-        EYE[code] = 0
-        for c2 in range(BLACK, WHITE + 1):
-            ok = 1
-            for k in range(4):
-                col = (code >> (2 * k)) & 3
-                if col != c2 and col != BORDER:
-                    ok = 0
-            if not ok:
-                continue
-            opp_diag = 0
-            border_diag = 0
-            for k in range(4, 8):
-                col = (code >> (2 * k)) & 3
-                if col == 3 - c2:
-                    opp_diag += 1
-                elif col == BORDER:
-                    border_diag += 1
-            if opp_diag + (1 if border_diag > 0 else 0) < 2:
-                EYE[code] |= 1 << (c2 - 1)
 
 _init_tables()
 
@@ -234,25 +213,6 @@ cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil:
                     break
     return h
 
-cdef inline int _basic_legality(const board_t* b, int p, int c) noexcept nogil:
-    cdef int k, q, col
-    if b.color[p] != EMPTY:
-        return MOVE_OCCUPIED
-    if p == b.ko and c == b.to_move:
-        return MOVE_KO
-    for k in range(4):
-        q = p + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            return MOVE_OK
-        if col == c:
-            if b.nlibs[b.head[q]] > 1:
-                return MOVE_OK
-        elif col == 3 - c:
-            if b.nlibs[b.head[q]] == 1:
-                return MOVE_OK
-    return MOVE_SUICIDE
-
 cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept nogil:
     cdef int r, i, n
     cdef uint64_t h
@@ -260,7 +220,7 @@ cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept
         return MOVE_OK
     if p < 0 or p >= b.npts or b.color[p] == BORDER:
         return MOVE_OFFBOARD
-    r = _basic_legality(b, p, c)
+    r = board_basic_legality(b, p, c)
     if r != MOVE_OK or not superko:
         return r
     h = board_hash_after(b, p, c)
@@ -271,14 +231,6 @@ cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept
         if b.hist[i] == h:
             return MOVE_SUPERKO
     return MOVE_OK
-
-cdef bint board_is_legal(const board_t* b, int p, int c) noexcept nogil:
-    if p == PASS:
-        return 1
-    return _basic_legality(b, p, c) == MOVE_OK
-
-cdef bint board_is_eye(const board_t* b, int p, int c) noexcept nogil:
-    return (EYE[b.code[p] & CODE_COLOR_MASK] >> (c - 1)) & 1
 
 # ---------------------------------------------------------------------------------------------
 # Playing a stone
@@ -358,9 +310,9 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
     for k in range(4):
         q = p + b.off[k]
         if b.color[q] == EMPTY:
+            # q's atari bit towards p stays 0 unless the new string ends in atari, and then
+            # its single liberty is refreshed below
             _lib_add(b, p, q)
-            recompute[nre] = q
-            nre += 1
         elif b.color[q] == BLACK or b.color[q] == WHITE:
             hq = b.head[q]
             if b.atari_lib[hq]:

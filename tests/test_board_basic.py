@@ -35,3 +35,45 @@ def test_capture_and_illegal_moves_keep_state():
         b.play("Z9")
     assert (b.hash, b.to_move, list(b.moves)) == before
     b.check()
+
+
+def _eye_reference(b, vertex, color):
+    """The playout eye rule written plainly: 4 neighbours own or off-board; diagonals hold at
+    most one opponent stone, none when the point is on the edge."""
+    from gammago.board import parse_vertex, format_vertex
+    row, col = parse_vertex(vertex, b.size)
+
+    def at(r, c):
+        if 0 <= r < b.size and 0 <= c < b.size:
+            return b.color_at(format_vertex((r, c)))
+        return "#"
+
+    own = color
+    opp = "w" if color == "b" else "b"
+    if any(at(row + dr, col + dc) not in (own, "#") for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))):
+        return False
+    diag = [at(row + dr, col + dc) for dr, dc in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
+    edge = "#" in diag
+    return diag.count(opp) + (1 if edge else 0) < 2
+
+
+def test_eye_rule_matches_reference():
+    import random
+    rnd = random.Random(5)
+    checked = 0
+    for size in (5, 7, 9):
+        for _ in range(20):
+            b = Board(size)
+            for _ in range(rnd.randrange(size * size)):
+                moves = b.legal_moves()
+                if not moves:
+                    break
+                b.play(rnd.choice(moves))
+            for row in range(size):
+                for col in range(size):
+                    v = format_vertex((row, col))
+                    if b.color_at(v) == ".":
+                        for c in ("b", "w"):
+                            assert b.is_eye(v, c) == _eye_reference(b, v, c), (v, c, b.showboard())
+                            checked += 1
+    assert checked > 1000

@@ -1,0 +1,682 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Move features (see gammago/features.pxd for the definitions): the nogil C functions that the
+rollouts call per point, the all-legal-moves call used by training and prediction, and the
+Python entry points that replay whole games in C (extract_game for MM training, evaluate_game
+for prediction metrics)."""
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+from libc.math cimport log
+from libc.stdint cimport int32_t, int16_t, int64_t, uint16_t, uint32_t, uint64_t, uint8_t
+from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal,
+                            board_check_move, code_swap, other, EMPTY, BLACK, WHITE, BORDER,
+                            PASS, MAX_PTS, CODE_BITS, CODE_ATARI_SHIFT, MOVE_OK, MAX_HIST)
+
+import numpy as np
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+# ---------------------------------------------------------------------------------------------
+# The 3x3 pattern table: code seen from Black (the mover) -> local G_PAT3 id, for all 2^20 codes.
+# ---------------------------------------------------------------------------------------------
+cdef uint16_t PAT3[1 << CODE_BITS]
+cdef uint32_t PAT3_CODE[NPAT3 + 1]      # local id -> its canonical code (id 0 unused)
+
+# The 8 symmetries as permutations of the 8 neighbour fields. Field k sits at offset
+# (drow, dcol) = N(-1,0) E(0,1) S(1,0) W(0,-1) NE(-1,1) SE(1,1) SW(1,-1) NW(-1,-1).
+cdef int SYM[8][8]
+cdef int DR[8]
+cdef int DC[8]
+DR[:] = [-1, 0, 1, 0, -1, 1, 1, -1]
+DC[:] = [0, 1, 0, -1, 1, 1, -1, -1]
+
+cdef int _field_of(int dr, int dc) noexcept nogil:
+    cdef int k
+    for k in range(8):
+        if DR[k] == dr and DC[k] == dc:
+            return k
+    return -1
+
+cdef uint32_t _transform(uint32_t code, const int* perm) noexcept nogil:
+    cdef uint32_t out = 0
+    cdef int k
+    for k in range(8):
+        out |= ((code >> (2 * k)) & 3) << (2 * perm[k])
+    for k in range(4):
+        if (code >> (CODE_ATARI_SHIFT + k)) & 1:
+            out |= (<uint32_t>1) << (CODE_ATARI_SHIFT + perm[k])
+    return out
+
+cdef bint _valid(uint32_t code) noexcept nogil:
+    """Could this be the code of an on-board point? Border fields form nothing, one side, or a
+    corner; atari bits only on orthogonal stones."""
+    cdef int k, col, mask = 0
+    for k in range(8):
+        if ((code >> (2 * k)) & 3) == BORDER:
+            mask |= 1 << k
+    # sides: N = fields 0,4,7; S = 2,5,6; E = 1,4,5; W = 3,6,7
+    if mask not in (0, 0x91, 0x64, 0x32, 0xC8, 0x91 | 0x32, 0x91 | 0xC8, 0x64 | 0x32, 0x64 | 0xC8):
+        return 0
+    for k in range(4):
+        if (code >> (CODE_ATARI_SHIFT + k)) & 1:
+            col = (code >> (2 * k)) & 3
+            if col != BLACK and col != WHITE:
+                return 0
+    return 1
+
+cdef int _init_pat3() noexcept nogil:
+    cdef int s, k, n = 0, swap, f1, f2, dr, dc
+    cdef uint32_t code, t, best
+    for s in range(8):
+        swap = s >> 2
+        f1 = 1 if (s & 1) == 0 else -1
+        f2 = 1 if (s & 2) == 0 else -1
+        for k in range(8):
+            if swap:
+                dr = DC[k] * f1
+                dc = DR[k] * f2
+            else:
+                dr = DR[k] * f1
+                dc = DC[k] * f2
+            SYM[s][k] = _field_of(dr, dc)
+    # representatives (the smallest code of each orbit) get ids in increasing code order
+    for code in range(1 << CODE_BITS):
+        PAT3[code] = PAT3_RARE
+        if not _valid(code):
+            continue
+        best = code
+        for s in range(1, 8):
+            t = _transform(code, SYM[s])
+            if t < best:
+                best = t
+        if best == code:
+            n += 1
+            if n <= NPAT3:
+                PAT3_CODE[n] = code
+                PAT3[code] = n
+    if n != NPAT3:
+        return n
+    for code in range(1 << CODE_BITS):
+        if not _valid(code) or PAT3[code] != PAT3_RARE:
+            continue
+        best = code
+        for s in range(1, 8):
+            t = _transform(code, SYM[s])
+            if t < best:
+                best = t
+        PAT3[code] = PAT3[best]
+    return n
+
+_npat = _init_pat3()
+if _npat != NPAT3:
+    raise ImportError(f"gammago.features: {_npat} canonical 3x3 patterns, features.pxd says {NPAT3}")
+
+cdef const uint16_t* pat3_table() noexcept nogil:
+    return PAT3
+
+# ---------------------------------------------------------------------------------------------
+# The features of one move
+# ---------------------------------------------------------------------------------------------
+cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil:
+    cdef uint32_t code = b.code[p]
+    if c == WHITE:
+        code = code_swap(code)
+    return FB_PAT3 + PAT3[code]
+
+cdef int feat_edge(const board_t* b, int p) noexcept nogil:
+    cdef int row = p // b.W - 1, col = p % b.W - 1
+    cdef int line = row
+    if col < line:
+        line = col
+    if b.size - 1 - row < line:
+        line = b.size - 1 - row
+    if b.size - 1 - col < line:
+        line = b.size - 1 - col
+    line += 1
+    if line > 4:
+        line = 4
+    return FB_EDGE + line
+
+cdef int feat_dist(const board_t* b, int p, int q, int base) noexcept nogil:
+    cdef int dx, dy, d
+    if q == PASS or p == PASS:
+        return base
+    dy = p // b.W - q // b.W
+    dx = p % b.W - q % b.W
+    if dx < 0:
+        dx = -dx
+    if dy < 0:
+        dy = -dy
+    d = dx + dy + (dx if dx > dy else dy)
+    if d > 17:
+        return base + 17
+    return base + d - 1
+
+cdef inline bint _touches(const board_t* b, int q, int h) noexcept nogil:
+    """Is point q orthogonally next to a stone of the string with head h?"""
+    cdef int k, r
+    for k in range(4):
+        r = q + b.off[k]
+        if (b.color[r] == BLACK or b.color[r] == WHITE) and b.head[r] == h:
+            return 1
+    return 0
+
+cdef bint _next_to_own_atari(const board_t* b, int h, int c) noexcept nogil:
+    """Does the string with head h touch a string of colour c that has one liberty?"""
+    cdef int s = h, k, r
+    while True:
+        for k in range(4):
+            r = s + b.off[k]
+            if b.color[r] == c and b.nlibs[b.head[r]] == 1:
+                return 1
+        s = b.next[s]
+        if s == h:
+            return 0
+
+cdef inline int _add_lib(int16_t* libs, int n, int q) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if libs[i] == q:
+            return n
+    libs[n] = q
+    return n + 1
+
+cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
+    cdef int o = other(c)
+    cdef int k, q, h, i, j, w, col, s, r, sz
+    cdef int own[4]
+    cdef int opp[4]
+    cdef int capd[4]
+    cdef int nown = 0, nopp = 0, ncapd = 0, ncap = 0, newsize = 1
+    cdef int16_t libs[4]
+    cdef int nlib = 0
+    cdef int kind = 4, atari_size = 0, own_atari = 0, ext_new = 0
+    cdef int last = b.last
+    cdef uint64_t x
+    out[G_CAPTURE] = FB_CAPTURE
+    out[G_EXTENSION] = FB_EXTENSION
+    out[G_SELFATARI] = FB_SELFATARI
+    out[G_ATARI] = FB_ATARI
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            libs[nlib] = q
+            nlib += 1
+        elif col == c or col == o:
+            h = b.head[q]
+            if col == c:
+                for i in range(nown):
+                    if own[i] == h:
+                        break
+                else:
+                    own[nown] = h
+                    nown += 1
+            else:
+                for i in range(nopp):
+                    if opp[i] == h:
+                        break
+                else:
+                    opp[nopp] = h
+                    nopp += 1
+    # captures and ataris on opponent strings
+    for i in range(nopp):
+        h = opp[i]
+        if b.nlibs[h] == 1:
+            capd[ncapd] = h
+            ncapd += 1
+            ncap += b.ssize[h]
+            if last != PASS and b.color[last] == o and b.head[last] == h:
+                j = 0
+            elif _next_to_own_atari(b, h, c):
+                j = 1
+            elif last != PASS and (p - last == b.W or last - p == b.W or p - last == 1 or
+                                   last - p == 1 or p - last == b.W + 1 or last - p == b.W + 1 or
+                                   p - last == b.W - 1 or last - p == b.W - 1):
+                j = 2
+            else:
+                j = 3
+            if j < kind:
+                kind = j
+        elif b.nlibs[h] == 2:
+            if b.ssize[h] > atari_size:
+                atari_size = b.ssize[h]
+    if ncap:
+        out[G_CAPTURE] = FB_CAPTURE + 1 + 3 * kind + (0 if ncap == 1 else (1 if ncap <= 3 else 2))
+    if atari_size:
+        out[G_ATARI] = FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if atari_size >= 2 else 0)
+    # liberties of the new string, counted up to 3
+    for i in range(nown):
+        h = own[i]
+        newsize += b.ssize[h]
+        if b.nlibs[h] == 1:
+            own_atari = 1
+            if last != PASS and _touches(b, last, h):
+                ext_new = 1
+        if nlib < 3:
+            for w in range(b.nwords):
+                x = b.libs[h * b.nwords + w]
+                while x and nlib < 3:
+                    q = (w << 6) + __builtin_ctzll(x)
+                    x &= x - 1
+                    if q != p:
+                        nlib = _add_lib(libs, nlib, q)
+                if nlib >= 3:
+                    break
+    if nlib < 3 and ncapd:
+        # captured stones next to p, then those next to the strings that join p
+        for i in range(ncapd):
+            for k in range(4):
+                q = p + b.off[k]
+                if b.color[q] == o and b.head[q] == capd[i] and nlib < 3:
+                    nlib = _add_lib(libs, nlib, q)
+        for i in range(ncapd):
+            if nlib >= 3:
+                break
+            s = capd[i]
+            while nlib < 3:
+                for k in range(4):
+                    r = s + b.off[k]
+                    if b.color[r] == c:
+                        h = b.head[r]
+                        for j in range(nown):
+                            if own[j] == h:
+                                nlib = _add_lib(libs, nlib, s)
+                                break
+                s = b.next[s]
+                if s == capd[i]:
+                    break
+    if own_atari and nlib >= 2:
+        out[G_EXTENSION] = FB_EXTENSION + 1 + (0 if ext_new else 2) + (1 if nlib >= 3 else 0)
+    if nlib == 1 and ncap == 0:
+        out[G_SELFATARI] = FB_SELFATARI + (1 if newsize <= 2 else 2)
+
+cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
+    if p == PASS:
+        out[G_PASS] = FB_PASS + (1 if (b.last == PASS and b.nmoves > 0) else 2)
+        out[G_CAPTURE] = FB_CAPTURE
+        out[G_EXTENSION] = FB_EXTENSION
+        out[G_SELFATARI] = FB_SELFATARI
+        out[G_ATARI] = FB_ATARI
+        out[G_DIST1] = FB_DIST1
+        out[G_DIST2] = FB_DIST2
+        out[G_EDGE] = FB_EDGE
+        out[G_PAT3] = FB_PAT3
+        return NGROUPS
+    out[G_PASS] = FB_PASS
+    feat_tactics(b, p, c, out)
+    out[G_DIST1] = feat_dist(b, p, b.last, FB_DIST1)
+    out[G_DIST2] = feat_dist(b, p, b.last2, FB_DIST2)
+    out[G_EDGE] = feat_edge(b, p)
+    out[G_PAT3] = feat_pat3(b, p, c)
+    return NGROUPS
+
+cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* feats) noexcept nogil:
+    cdef int i, p, n = 0
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if board_is_legal(b, p, c):
+            moves[n] = p
+            move_features(b, p, c, &feats[n * NGROUPS])
+            n += 1
+    moves[n] = PASS
+    move_features(b, PASS, c, &feats[n * NGROUPS])
+    return n + 1
+
+# =============================================================================================
+# Python layer
+# =============================================================================================
+GROUP_NAMES = ("pass", "capture", "extension", "selfatari", "atari", "dist1", "dist2", "edge",
+               "pat3")
+GROUP_BASES = (FB_PASS, FB_CAPTURE, FB_EXTENSION, FB_SELFATARI, FB_ATARI, FB_DIST1, FB_DIST2,
+               FB_EDGE, FB_PAT3)
+GROUP_SIZES = (FN_PASS, FN_CAPTURE, FN_EXTENSION, FN_SELFATARI, FN_ATARI, FN_DIST, FN_DIST,
+               FN_EDGE, FN_PAT3)
+VERSION = FEATURES_VERSION
+N_FEATURES = NFEAT
+N_GROUPS = NGROUPS
+N_PAT3 = NPAT3
+PAT3_DEFAULT = PAT3_RARE
+# bits each group's local id takes in a packed team key (extract_game)
+KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 3, 13)
+KEY_SHIFTS = tuple(sum(KEY_BITS[:g]) for g in range(NGROUPS))
+cdef int KSHIFT[NGROUPS]
+KSHIFT[:] = list(KEY_SHIFTS)
+assert all(GROUP_SIZES[g] <= (1 << KEY_BITS[g]) for g in range(NGROUPS))
+assert GROUP_BASES[NGROUPS - 1] + GROUP_SIZES[NGROUPS - 1] == NFEAT
+assert all(GROUP_BASES[g] + GROUP_SIZES[g] == GROUP_BASES[g + 1] for g in range(NGROUPS - 1))
+
+
+def level_name(int fid):
+    """Readable name of a global feature id, e.g. 'capture:last/1', 'dist1:5', 'pat3:0x1a2b'."""
+    if fid < 0 or fid >= NFEAT:
+        raise ValueError(f"feature id {fid} out of range 0..{NFEAT - 1}")
+    g = max(i for i in range(NGROUPS) if GROUP_BASES[i] <= fid)
+    lv = fid - GROUP_BASES[g]
+    name = GROUP_NAMES[g]
+    if lv == 0:
+        return f"{name}:absent"
+    if g == G_PASS:
+        return f"{name}:{'after-pass' if lv == 1 else 'other'}"
+    if g == G_CAPTURE:
+        kind, sc = divmod(lv - 1, 3)
+        return f"{name}:{('last', 'save', 'near', 'other')[kind]}/{('1', '2-3', '4+')[sc]}"
+    if g == G_EXTENSION:
+        old, many = divmod(lv - 1, 2)
+        return f"{name}:{'old' if old else 'new'}/{'3+' if many else '2'}libs"
+    if g == G_SELFATARI:
+        return f"{name}:{'1-2' if lv == 1 else '3+'}stones"
+    if g == G_ATARI:
+        ko, big = divmod(lv - 1, 2)
+        return f"{name}:{'ko' if ko else 'noko'}/{'2+' if big else '1'}"
+    if g in (G_DIST1, G_DIST2):
+        return f"{name}:{lv + 1 if lv < 17 else '18+'}"
+    if g == G_EDGE:
+        return f"{name}:line{lv}{'+' if lv == 4 else ''}"
+    if lv == PAT3_RARE:
+        return f"{name}:default"
+    return f"{name}:0x{PAT3_CODE[lv]:05x}"
+
+
+def pat3_codes():
+    """numpy uint32 array: the canonical code (seen from the mover) of each local pattern id
+    (index 0 and PAT3_RARE hold 0)."""
+    a = np.zeros(FN_PAT3, dtype=np.uint32)
+    cdef int i
+    for i in range(1, NPAT3 + 1):
+        a[i] = PAT3_CODE[i]
+    return a
+
+
+def pat3_id(code, color="b"):
+    """Local pattern id of a 3x3 code (absolute colours) for the colour to move."""
+    cdef uint32_t cd = code
+    if cd >= (1 << CODE_BITS):
+        raise ValueError(f"3x3 code {code:#x} has more than {CODE_BITS} bits")
+    if color in ("w", "white", WHITE):
+        cd = code_swap(cd)
+    return PAT3[cd]
+
+
+def move_ids(Board board, vertex, color=None):
+    """The NGROUPS global feature ids of one move (a GTP vertex or 'pass') as a list."""
+    cdef int c = board.b.to_move if color is None else (BLACK if str(color).lower()[0] == "b" else WHITE)
+    cdef int p = board.point(vertex)
+    cdef int32_t out[NGROUPS]
+    if p != PASS and board.b.color[p] != EMPTY:
+        raise ValueError(f"{vertex} is occupied")
+    move_features(board.b, p, c, out)
+    return [out[g] for g in range(NGROUPS)]
+
+
+def legal_features(Board board, color=None):
+    """Features of every legal move (simple ko) and pass: (list of vertices, int32 array of
+    shape (n, NGROUPS) with global ids)."""
+    cdef int c = board.b.to_move if color is None else (BLACK if str(color).lower()[0] == "b" else WHITE)
+    cdef int16_t moves[MAX_PTS + 1]
+    feats = np.empty((board.b.nempty + 1, NGROUPS), dtype=np.int32)
+    cdef int32_t[:, ::1] f = feats
+    cdef int n, i
+    n = position_features(board.b, c, moves, &f[0, 0])
+    return [board.vertex(moves[i]) for i in range(n)], feats[:n].copy()
+
+
+def decode_keys(keys):
+    """Packed team keys (extract_game) -> int32 array (n, NGROUPS) of global feature ids."""
+    keys = np.asarray(keys, dtype=np.int64)
+    out = np.empty((len(keys), NGROUPS), dtype=np.int32)
+    for g in range(NGROUPS):
+        out[:, g] = ((keys >> KEY_SHIFTS[g]) & ((1 << KEY_BITS[g]) - 1)) + GROUP_BASES[g]
+    return out
+
+
+def encode_ids(ids):
+    """The inverse of decode_keys."""
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1, NGROUPS)
+    keys = np.zeros(len(ids), dtype=np.int64)
+    for g in range(NGROUPS):
+        keys |= (ids[:, g] - GROUP_BASES[g]) << KEY_SHIFTS[g]
+    return keys
+
+
+cdef int _colour_code(str s) except -1:
+    if s == "b":
+        return BLACK
+    if s == "w":
+        return WHITE
+    raise ValueError(f"invalid colour {s!r}")
+
+
+cdef int _prepare(Board board, moves, int16_t* pts, uint8_t* cols) except -1:
+    cdef int i = 0
+    for colour, vertex in moves:
+        cols[i] = _colour_code(colour)
+        pts[i] = board.point(vertex)
+        i += 1
+    return i
+
+
+_REASONS = {1: "occupied", 2: "suicide", 3: "ko", 5: "off the board"}
+
+
+def extract_game(Board board, moves, sample=None):
+    """Replay `moves` ([(colour 'b'/'w', vertex)], from the position on `board`, which is not
+    changed) and record, for each position i with sample[i] true (all when None), the packed
+    team key of every legal move (encode_ids layout) and which of them was played.
+
+    Returns (keys int64 [total], offsets int32 [npos+1], winner int32 [npos] (index within the
+    position's keys), move_number int32 [npos] (0-based index into moves)).
+    Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied)."""
+    cdef int n = len(moves)
+    cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
+    cdef uint8_t* cols = <uint8_t*>malloc(n + 1)
+    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
+    cdef int16_t cand[MAX_PTS + 1]
+    cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
+    cdef uint8_t[::1] smp
+    cdef int i, j, g, m, r, npos = 0, total = 0, win, err = 0, err_at = -1
+    cdef int64_t key
+    if pts == NULL or cols == NULL or b == NULL:
+        free(pts); free(cols); free(b)
+        raise MemoryError()
+    try:
+        _prepare(board, moves, pts, cols)
+        if sample is None:
+            smp = np.ones(n, dtype=np.uint8)
+        else:
+            smp = np.ascontiguousarray(sample, dtype=np.uint8)
+            if smp.shape[0] != n:
+                raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
+        nsamp = int(np.asarray(smp).astype(bool).sum())
+        keys_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int64)
+        offs_a = np.zeros(nsamp + 1, dtype=np.int32)
+        win_a = np.zeros(nsamp, dtype=np.int32)
+        mvn_a = np.zeros(nsamp, dtype=np.int32)
+        keys_v = keys_a
+        offs_v = offs_a
+        win_v = win_a
+        mvn_v = mvn_a
+        err = _replay_extract(board.b, b, n, pts, cols, &smp[0] if n else NULL, cand, feats,
+                              keys_v, offs_v, win_v, mvn_v, &err_at)
+    finally:
+        free(b)
+    try:
+        if err:
+            mv = moves[err_at]
+            raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
+                             f"{_REASONS.get(err, 'game too long' if err == 9 else 'illegal')}")
+    finally:
+        free(pts); free(cols)
+    npos = len(offs_a) - 1
+    return keys_a[:offs_a[npos]].copy(), offs_a, win_a, mvn_a
+
+
+cdef int _replay_extract(const board_t* start, board_t* b, int n, const int16_t* pts,
+                         const uint8_t* cols, const uint8_t* smp, int16_t* cand, int32_t* feats,
+                         int64_t[::1] keys, int32_t[::1] offs, int32_t[::1] win,
+                         int32_t[::1] mvn, int* err_at) noexcept nogil:
+    cdef int i, j, g, m, r, win_i, npos = 0, total = 0
+    cdef int64_t key
+    board_copy(b, start)
+    for i in range(n):
+        if b.nmoves >= MAX_HIST - 2:
+            err_at[0] = i
+            return 9
+        r = board_check_move(b, pts[i], cols[i], 0)
+        if r != MOVE_OK:
+            err_at[0] = i
+            return r
+        if smp[i]:
+            m = position_features(b, cols[i], cand, feats)
+            win_i = -1
+            for j in range(m):
+                key = 0
+                for g in range(NGROUPS):
+                    key |= (<int64_t>(feats[j * NGROUPS + g] - _base(g))) << KSHIFT[g]
+                keys[total + j] = key
+                if cand[j] == pts[i]:
+                    win_i = j
+            if win_i < 0:      # legal by board_check_move but not listed: cannot happen
+                err_at[0] = i
+                return 8
+            win[npos] = win_i
+            mvn[npos] = i
+            total += m
+            npos += 1
+            offs[npos] = total
+        board_play(b, pts[i], cols[i])
+    return 0
+
+
+cdef inline int _base(int g) noexcept nogil:
+    if g == G_PASS:
+        return FB_PASS
+    if g == G_CAPTURE:
+        return FB_CAPTURE
+    if g == G_EXTENSION:
+        return FB_EXTENSION
+    if g == G_SELFATARI:
+        return FB_SELFATARI
+    if g == G_ATARI:
+        return FB_ATARI
+    if g == G_DIST1:
+        return FB_DIST1
+    if g == G_DIST2:
+        return FB_DIST2
+    if g == G_EDGE:
+        return FB_EDGE
+    return FB_PAT3
+
+
+def evaluate_game(Board board, moves, gamma, sample=None):
+    """Replay `moves` as extract_game does and, at each sampled position, rank the played move
+    by its strength under `gamma` (float64 array of N_FEATURES).
+
+    Returns a dict of numpy arrays, one entry per evaluated position: move_number, ncand,
+    greater (legal moves strictly stronger than the played one), equal (others as strong),
+    log_evidence (log of the played move's probability)."""
+    cdef double[::1] gm = np.ascontiguousarray(gamma, dtype=np.float64)
+    if gm.shape[0] != NFEAT:
+        raise ValueError(f"gamma table has {gm.shape[0]} entries, the features need {NFEAT}")
+    cdef int n = len(moves)
+    cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
+    cdef uint8_t* cols = <uint8_t*>malloc(n + 1)
+    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
+    cdef int16_t cand[MAX_PTS + 1]
+    cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
+    cdef uint8_t[::1] smp
+    cdef int err = 0, err_at = -1
+    if pts == NULL or cols == NULL or b == NULL:
+        free(pts); free(cols); free(b)
+        raise MemoryError()
+    try:
+        _prepare(board, moves, pts, cols)
+        if sample is None:
+            smp = np.ones(n, dtype=np.uint8)
+        else:
+            smp = np.ascontiguousarray(sample, dtype=np.uint8)
+            if smp.shape[0] != n:
+                raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
+        nsamp = int(np.asarray(smp).astype(bool).sum())
+        out = {"move_number": np.zeros(nsamp, dtype=np.int32),
+               "ncand": np.zeros(nsamp, dtype=np.int32),
+               "greater": np.zeros(nsamp, dtype=np.int32),
+               "equal": np.zeros(nsamp, dtype=np.int32),
+               "log_evidence": np.zeros(nsamp, dtype=np.float64)}
+        err = _replay_evaluate(board.b, b, n, pts, cols, &smp[0] if n else NULL, cand, feats,
+                               &gm[0], out["move_number"], out["ncand"], out["greater"],
+                               out["equal"], out["log_evidence"], &err_at)
+    finally:
+        free(b)
+    try:
+        if err:
+            mv = moves[err_at]
+            raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
+                             f"{_REASONS.get(err, 'game too long' if err == 9 else 'illegal')}")
+    finally:
+        free(pts); free(cols)
+    return out
+
+
+cdef int _replay_evaluate(const board_t* start, board_t* b, int n, const int16_t* pts,
+                          const uint8_t* cols, const uint8_t* smp, int16_t* cand, int32_t* feats,
+                          const double* gamma, int32_t[::1] mvn, int32_t[::1] ncand,
+                          int32_t[::1] greater, int32_t[::1] equal, double[::1] logev,
+                          int* err_at) noexcept nogil:
+    cdef int i, j, m, r, win_i, npos = 0, gt, eq
+    cdef double s, sw, tot
+    cdef double strength[MAX_PTS + 1]
+    board_copy(b, start)
+    for i in range(n):
+        if b.nmoves >= MAX_HIST - 2:
+            err_at[0] = i
+            return 9
+        r = board_check_move(b, pts[i], cols[i], 0)
+        if r != MOVE_OK:
+            err_at[0] = i
+            return r
+        if smp[i]:
+            m = position_features(b, cols[i], cand, feats)
+            win_i = -1
+            tot = 0
+            for j in range(m):
+                s = team_gamma(gamma, &feats[j * NGROUPS])
+                strength[j] = s
+                tot += s
+                if cand[j] == pts[i]:
+                    win_i = j
+            if win_i < 0:
+                err_at[0] = i
+                return 8
+            sw = strength[win_i]
+            gt = 0
+            eq = 0
+            for j in range(m):
+                if strength[j] > sw:
+                    gt += 1
+                elif strength[j] == sw and j != win_i:
+                    eq += 1
+            mvn[npos] = i
+            ncand[npos] = m
+            greater[npos] = gt
+            equal[npos] = eq
+            logev[npos] = log(sw / tot) if sw > 0 and tot > 0 else -1e300
+            npos += 1
+        board_play(b, pts[i], cols[i])
+    return 0
+
+
+def bench_position(Board board, int repeats=1000):
+    """Seconds per call of position_features on `board` (median-free: total / repeats) and the
+    number of moves it lists: (seconds_per_call, nmoves)."""
+    import time
+    cdef int16_t cand[MAX_PTS + 1]
+    cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
+    cdef int i, m = 0
+    cdef int c = board.b.to_move
+    t0 = time.perf_counter()
+    with nogil:
+        for i in range(repeats):
+            m = position_features(board.b, c, cand, feats)
+    t = time.perf_counter() - t0
+    return t / repeats, m

@@ -1,0 +1,78 @@
+# The search tree (implementation: pyx/tree.pyx), kept in four parts after Pachi's uct/:
+#   storage  - a pool of nodes with a hard cap; children of a node are one contiguous block,
+#              sorted by prior rating, so progressive widening opens a prefix of the block
+#   descent  - one playout: walk from the root by the selection policy, expand, roll out, back up
+#   policy   - UCB1-Tuned plus a prior-rating bonus, over the children opened so far
+#   search   - worker threads running descents nogil until a playout cap, a deadline or a stop
+# Priors and rollouts come in through hooks (prior_t here, policy_t of playout.pxd) so the tree
+# works with whatever rating and rollout policy it is given.
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
+from gammago.board cimport board_t, MAX_PTS
+from gammago.playout cimport policy_t
+from gammago.rng cimport rng_t
+
+cdef enum:
+    NODE_LEAF = 0        # not expanded (yet)
+    NODE_EXPANDING = 1   # a thread is expanding it; the others treat it as a leaf
+    NODE_EXPANDED = 2
+    NODE_NOROOM = 3      # expansion failed: the pool is full
+    MAX_DEPTH = 1024     # deepest tree path a descent follows
+
+ctypedef struct node_t:
+    int32_t visits       # descents through this node (in-flight ones count: the virtual loss)
+    int32_t wins2        # 2 x wins (a jigo is 1) for the player who moved INTO this node
+    int32_t first        # pool index of the first child (valid when state == NODE_EXPANDED)
+    float rating         # prior rating in [0, 1], 1 = the best-rated sibling
+    int16_t move         # the move leading here (PASS = 0)
+    int16_t nchildren
+    int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
+    uint8_t state        # NODE_*
+
+# Prior ratings of candidate moves: out[i] >= 0 for moves[i] (PASS included), played by c on b.
+ctypedef struct prior_t:
+    void* ctx
+    void (*rate)(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                 float* out) noexcept nogil
+
+# A rollout policy for one worker thread: make() fills pol (returns 0 on failure), free() undoes it.
+ctypedef struct rollout_maker_t:
+    void* arg
+    int (*make)(void* arg, policy_t* pol) noexcept nogil
+    void (*release)(void* arg, policy_t* pol) noexcept nogil
+
+ctypedef struct params_t:
+    int expand_visits        # a leaf is expanded once it has this many visits
+    int pw_init              # children open at expansion
+    double pw_base           # widening schedule t_{n+1} = t_n + pw_base * pw_factor**n
+    double pw_factor
+    double ucb_c             # weight of the UCB1-Tuned exploration term
+    double bonus_weight      # rating bonus bonus_weight * sqrt(bonus_equiv / (N + bonus_equiv)) * rating
+    double bonus_equiv
+    double fpu               # value of a child never visited (before its rating bonus)
+    int maxmoves             # rollout move cap (0: playout_default_maxmoves)
+
+ctypedef struct worker_t:
+    board_t* b               # the descent board (a copy of the root's, then moves)
+    rng_t rng
+    policy_t pol
+    int has_pol
+    int64_t playouts
+    int maxdepth
+    int32_t path[MAX_DEPTH + 1]
+    uint8_t mover[MAX_DEPTH + 1]
+    int32_t own[MAX_PTS]     # sum over this worker's playouts: +1 Black owns, -1 White owns
+
+ctypedef struct tree_t:
+    node_t* pool
+    int32_t cap              # nodes in the pool
+    int32_t top              # next free index (atomic)
+    int full                 # set once an expansion was refused for want of room
+    board_t* root            # the position at the root (index 0 of the pool)
+    params_t prm
+    prior_t prior
+    double pw[MAX_PTS + 2]   # pw[k]: parent visits from which child k is open
+    int root_no_pass         # the root may not choose PASS (cleanup mode)
+    int stop                 # set to end the search (read by workers every playout)
+    int64_t max_playouts     # 0: no cap
+    int64_t issued           # playouts started in this search (atomic)
+    double deadline          # monotonic seconds; 0: none

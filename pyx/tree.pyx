@@ -1,0 +1,661 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""UCT search with progressive widening (declarations and the map: gammago/tree.pxd).
+
+Storage, descent, selection policy, priors and the search loop are separate sections below.
+Threads share one tree: a descent adds its visit on the way down (a virtual loss that keeps
+other threads off the same line until the result comes back), counters move by atomic adds,
+and a node is expanded by the one thread that wins a compare-and-swap on its state.
+"""
+from libc.stdlib cimport malloc, calloc, free, qsort
+from libc.string cimport memset, memcpy
+from libc.math cimport log, sqrt, fabs
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
+                            board_area, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
+                            LIB_WORDS)
+from gammago.playout cimport policy_t, policy_light, playout_run, playout_default_maxmoves
+from gammago.rng cimport rng_t, rng_seed
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline int32_t gg_add32(int32_t* p, int32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+    static inline int64_t gg_add64(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+    static inline int gg_cas8(uint8_t* p, uint8_t expect, uint8_t want) {
+        return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
+    static inline uint8_t gg_load8(uint8_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void gg_store8(uint8_t* p, uint8_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline int gg_loadi(int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void gg_storei(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int32_t gg_add32(int32_t* p, int32_t v) nogil
+    int64_t gg_add64(int64_t* p, int64_t v) nogil
+    int gg_cas8(uint8_t* p, uint8_t expect, uint8_t want) nogil
+    uint8_t gg_load8(uint8_t* p) nogil
+    void gg_store8(uint8_t* p, uint8_t v) nogil
+    int gg_loadi(int* p) nogil
+    void gg_storei(int* p, int v) nogil
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+# =============================================================================================
+# Storage: the node pool
+# =============================================================================================
+cdef inline void _node_init(node_t* n, int move, float rating) noexcept nogil:
+    n.visits = 0
+    n.wins2 = 0
+    n.first = -1
+    n.rating = rating
+    n.move = move
+    n.nchildren = 0
+    n.nopen = 0
+    n.state = NODE_LEAF
+
+cdef int32_t _alloc(tree_t* t, int n) noexcept nogil:
+    """Reserve n contiguous nodes; -1 (and t.full set) when the pool has no room."""
+    cdef int32_t first
+    if gg_loadi(&t.full):
+        return -1
+    first = gg_add32(&t.top, n)
+    if first + n > t.cap:
+        gg_storei(&t.full, 1)
+        return -1
+    return first
+
+cdef void _tree_clear(tree_t* t) noexcept nogil:
+    t.top = 1
+    t.full = 0
+    _node_init(&t.pool[0], PASS, 1.0)
+
+cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
+    """Make node r the new root, dropping everything else (copy into a fresh pool, children
+    blocks kept contiguous in breadth-first order). Returns 0 when memory ran out (tree cleared)."""
+    cdef node_t* old = t.pool
+    cdef node_t* new = <node_t*>malloc(t.cap * sizeof(node_t))
+    cdef int32_t top = 1, i = 0, k, n
+    if new == NULL:
+        _tree_clear(t)
+        return 0
+    new[0] = old[r]
+    while i < top:
+        if new[i].state == NODE_EXPANDED:
+            n = new[i].nchildren
+            memcpy(&new[top], &old[new[i].first], n * sizeof(node_t))
+            new[i].first = top
+            top += n
+        else:
+            new[i].state = NODE_LEAF
+            new[i].first = -1
+            new[i].nchildren = 0
+            new[i].nopen = 0
+        i += 1
+    free(old)
+    t.pool = new
+    t.top = top
+    t.full = 0
+    return 1
+
+# =============================================================================================
+# Priors: the default cheap rating (captures, escapes, self-atari, nearness to the last move,
+# the edge). A gamma prior plugs in through the same prior_t hook.
+# =============================================================================================
+cdef void _cheap_rate(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                      float* out) noexcept nogil:
+    cdef int i, k, p, q, h, col, w, nl, cap, save, atari, line, row, colm, dr, dc
+    cdef int o = 3 - c
+    cdef uint64_t u[LIB_WORDS]
+    cdef double r
+    for i in range(n):
+        p = moves[i]
+        if p == PASS:
+            out[i] = 1.0 if b.npass > 0 else 0.001
+            continue
+        memset(u, 0, sizeof(u))
+        cap = 0
+        save = 0
+        atari = 0
+        for k in range(4):
+            q = p + b.off[k]
+            col = b.color[q]
+            if col == EMPTY:
+                u[q >> 6] |= (<uint64_t>1) << (q & 63)
+            elif col == c:
+                h = b.head[q]
+                for w in range(b.nwords):
+                    u[w] |= b.libs[h * b.nwords + w]
+                if b.nlibs[h] == 1 and b.ssize[h] > save:
+                    save = b.ssize[h]
+            elif col == o:
+                h = b.head[q]
+                if b.nlibs[h] == 1:
+                    cap += b.ssize[h]
+                elif b.nlibs[h] == 2:
+                    atari += 1
+        u[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+        nl = 0
+        for w in range(b.nwords):
+            nl += popcount64(u[w])
+        if cap:
+            nl += 1
+        r = 1.0
+        if cap:
+            r *= 6.0 + (cap if cap < 10 else 10)
+        if save:
+            if nl >= 3:
+                r *= 8.0
+            elif nl == 2:
+                r *= 2.0
+        if nl <= 1 and not cap:
+            r *= 0.05          # self-atari
+        elif atari:
+            r *= 1.8
+        if b.last != PASS:
+            dr = p // b.W - b.last // b.W
+            dc = p % b.W - b.last % b.W
+            if dr < 0:
+                dr = -dr
+            if dc < 0:
+                dc = -dc
+            if dr <= 1 and dc <= 1:
+                r *= 3.0
+            elif dr + dc <= 3:
+                r *= 1.5
+        row = p // b.W - 1
+        colm = p % b.W - 1
+        line = row
+        if colm < line:
+            line = colm
+        if b.size - 1 - row < line:
+            line = b.size - 1 - row
+        if b.size - 1 - colm < line:
+            line = b.size - 1 - colm
+        if line == 0 and not cap and not save:
+            r *= 0.2
+        elif (line == 2 or line == 3) and b.nempty > b.size * b.size * 3 // 4:
+            r *= 1.5
+        out[i] = <float>r
+
+# =============================================================================================
+# Descent: expansion, one playout, backup
+# =============================================================================================
+ctypedef struct rated_t:
+    float r
+    int16_t move
+
+cdef int _by_rating(const void* a, const void* b) noexcept nogil:
+    cdef float x = (<const rated_t*>a).r
+    cdef float y = (<const rated_t*>b).r
+    if x > y:
+        return -1
+    if x < y:
+        return 1
+    return (<const rated_t*>a).move - (<const rated_t*>b).move
+
+cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
+    """Give node idx (whose position is b) its children: every legal move (positional superko)
+    that does not fill an own eye, plus PASS, sorted by prior rating. 1 on success."""
+    cdef node_t* nd = &t.pool[idx]
+    cdef int c = b.to_move
+    cdef int i, p, n = 0
+    cdef int32_t first
+    cdef int16_t moves[MAX_PTS + 1]
+    cdef float r[MAX_PTS + 1]
+    cdef rated_t sorted_[MAX_PTS + 1]
+    cdef float best = 0
+    if not gg_cas8(&nd.state, NODE_LEAF, NODE_EXPANDING):
+        return 0
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if board_is_eye(b, p, c):
+            continue
+        if board_check_move(b, p, c, 1) != MOVE_OK:
+            continue
+        moves[n] = p
+        n += 1
+    moves[n] = PASS
+    n += 1
+    first = _alloc(t, n)
+    if first < 0:
+        gg_store8(&nd.state, NODE_NOROOM)
+        return 0
+    t.prior.rate(t.prior.ctx, b, c, moves, n, r)
+    for i in range(n):
+        if r[i] > best:
+            best = r[i]
+        sorted_[i].r = r[i]
+        sorted_[i].move = moves[i]
+    if best <= 0:
+        best = 1
+    qsort(sorted_, n, sizeof(rated_t), _by_rating)
+    for i in range(n):
+        _node_init(&t.pool[first + i], sorted_[i].move, sorted_[i].r / best)
+    nd.first = first
+    nd.nchildren = n
+    nd.nopen = t.prm.pw_init if t.prm.pw_init < n else n
+    gg_store8(&nd.state, NODE_EXPANDED)
+    return 1
+
+cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
+    cdef board_t* b = w.b
+    cdef node_t* pool
+    cdef int32_t node = 0, child
+    cdef int depth = 0, st, i, p, s, res2, maxmoves
+    cdef uint8_t owner[MAX_PTS]
+    board_copy(b, t.root)
+    pool = t.pool
+    gg_add32(&pool[0].visits, 1)
+    w.path[0] = 0
+    while True:
+        st = gg_load8(&pool[node].state)
+        if st != NODE_EXPANDED:
+            if b.npass >= 2 or depth >= MAX_DEPTH:
+                break
+            if st != NODE_LEAF or pool[node].visits < t.prm.expand_visits:
+                break
+            if not _expand(t, node, b):
+                break
+        child = _select(t, &pool[node], depth == 0)
+        w.mover[depth + 1] = b.to_move
+        board_play(b, pool[child].move, b.to_move)
+        gg_add32(&pool[child].visits, 1)
+        depth += 1
+        w.path[depth] = child
+        node = child
+    if depth > w.maxdepth:
+        w.maxdepth = depth
+    if b.npass < 2:
+        maxmoves = t.prm.maxmoves if t.prm.maxmoves > 0 else playout_default_maxmoves(b)
+        playout_run(b, &w.pol, &w.rng, maxmoves)
+    board_area(b, owner)
+    s = 0
+    for i in range(b.nempty):          # empty points owned by one side
+        p = b.empty[i]
+        if owner[p] == BLACK:
+            s += 1
+            w.own[p] += 1
+        elif owner[p] == WHITE:
+            s -= 1
+            w.own[p] -= 1
+    for p in range(b.npts):            # stones
+        if b.color[p] == BLACK:
+            s += 1
+            w.own[p] += 1
+        elif b.color[p] == WHITE:
+            s -= 1
+            w.own[p] -= 1
+    if s > b.komi:
+        res2 = 2
+    elif s == b.komi:
+        res2 = 1
+    else:
+        res2 = 0
+    for i in range(1, depth + 1):
+        gg_add32(&pool[w.path[i]].wins2, res2 if w.mover[i] == BLACK else 2 - res2)
+    # the root is scored for the player who moved into it (the one not to move there)
+    gg_add32(&pool[0].wins2, res2 if t.root.to_move == WHITE else 2 - res2)
+    w.playouts += 1
+
+# =============================================================================================
+# Selection policy: UCB1-Tuned + rating bonus over the open children
+# =============================================================================================
+cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
+    cdef int32_t N = nd.visits
+    cdef int nopen = nd.nopen
+    cdef int n = nd.nchildren
+    cdef int i, best = -1
+    cdef node_t* ch
+    cdef double logN, bonus, v, u, var, bestv = -1e300, p
+    cdef params_t* prm = &t.prm
+    # progressive widening: open the next children as the parent's visits pass pw[k]
+    while nopen < n and N >= t.pw[nopen]:
+        nopen += 1
+    if nopen != nd.nopen:
+        nd.nopen = nopen
+    logN = log(N + 1.0)
+    bonus = prm.bonus_weight * sqrt(prm.bonus_equiv / (N + prm.bonus_equiv))
+    for i in range(nopen):
+        ch = &t.pool[nd.first + i]
+        if at_root and t.root_no_pass and ch.move == PASS:
+            continue
+        v = ch.visits
+        if v <= 0:
+            u = prm.fpu + bonus * ch.rating
+        else:
+            p = ch.wins2 * 0.5 / v
+            var = p - p * p + sqrt(2.0 * logN / v)
+            if var > 0.25:
+                var = 0.25
+            u = p + prm.ucb_c * sqrt(logN / v * var) + bonus * ch.rating
+        if u > bestv:
+            bestv = u
+            best = i
+    if best < 0:
+        # only PASS is open at a root that may not pass: take the best-rated other move
+        for i in range(n):
+            if t.pool[nd.first + i].move != PASS:
+                best = i
+                break
+        if best < 0:
+            best = 0
+    return nd.first + best
+
+# =============================================================================================
+# The search loop
+# =============================================================================================
+cdef void _work(tree_t* t, worker_t* w) noexcept nogil:
+    cdef int64_t k
+    cdef int tick = 0
+    while not gg_loadi(&t.stop):
+        if t.max_playouts > 0:
+            k = gg_add64(&t.issued, 1)
+            if k >= t.max_playouts:
+                break
+        _playout(t, w)
+        tick += 1
+        if t.deadline > 0 and (tick & 7) == 0 and _now() >= t.deadline:
+            gg_storei(&t.stop, 1)
+            break
+
+cdef int _light_make(void* arg, policy_t* pol) noexcept nogil:
+    policy_light(pol)
+    return 1
+
+cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
+    pass
+
+# =============================================================================================
+# Python edge
+# =============================================================================================
+DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0)
+
+
+cdef class Search:
+    """A UCT tree over a node pool of max_nodes nodes; see gammago/tree.pxd."""
+    cdef tree_t t
+    cdef worker_t* workers
+    cdef int nworkers
+    cdef rollout_maker_t maker
+    cdef public object params
+    cdef uint64_t seed
+
+    def __cinit__(self, int max_nodes=1000000, seed=1, **params):
+        if max_nodes < 1000:
+            raise ValueError(f"max_nodes must be at least 1000, not {max_nodes}")
+        memset(&self.t, 0, sizeof(tree_t))
+        self.t.pool = <node_t*>malloc(max_nodes * sizeof(node_t))
+        self.t.root = <board_t*>malloc(sizeof(board_t))
+        if self.t.pool == NULL or self.t.root == NULL:
+            raise MemoryError(f"no memory for a tree of {max_nodes} nodes")
+        self.t.cap = max_nodes
+        self.t.prior.ctx = NULL
+        self.t.prior.rate = _cheap_rate
+        self.maker.arg = NULL
+        self.maker.make = _light_make
+        self.maker.release = _no_release
+        self.workers = NULL
+        self.nworkers = 0
+        self.seed = seed
+        _tree_clear(&self.t)
+        self.t.root.size = 0
+        self.params = dict(DEFAULTS)
+        self.configure(**params)
+
+    def __dealloc__(self):
+        self._free_workers()
+        free(self.t.pool)
+        free(self.t.root)
+
+    cdef void _free_workers(self):
+        cdef int i
+        if self.workers != NULL:
+            for i in range(self.nworkers):
+                if self.workers[i].has_pol:
+                    self.maker.release(self.maker.arg, &self.workers[i].pol)
+                free(self.workers[i].b)
+            free(self.workers)
+        self.workers = NULL
+        self.nworkers = 0
+
+    def configure(self, **params):
+        """Set search parameters (names as in DEFAULTS); ValueError for unknown or bad ones."""
+        cdef params_t* prm = &self.t.prm
+        cdef int k
+        cdef double acc = 0, step
+        for name, v in params.items():
+            if name not in DEFAULTS:
+                raise ValueError(f"unknown search parameter {name!r} (known: {', '.join(DEFAULTS)})")
+            self.params[name] = type(DEFAULTS[name])(v)
+        p = self.params
+        if p["expand_visits"] < 1 or p["pw_init"] < 1 or p["pw_base"] < 0 or p["pw_factor"] < 1:
+            raise ValueError(f"bad search parameters: {p}")
+        prm.expand_visits = p["expand_visits"]
+        prm.pw_init = p["pw_init"]
+        prm.pw_base = p["pw_base"]
+        prm.pw_factor = p["pw_factor"]
+        prm.ucb_c = p["ucb_c"]
+        prm.bonus_weight = p["bonus_weight"]
+        prm.bonus_equiv = p["bonus_equiv"]
+        prm.fpu = p["fpu"]
+        prm.maxmoves = p["maxmoves"]
+        # pw[k]: parent visits from which child k (0-based) is open
+        step = prm.pw_base
+        for k in range(MAX_PTS + 2):
+            if k < prm.pw_init:
+                self.t.pw[k] = 0
+            else:
+                acc += step
+                step *= prm.pw_factor
+                self.t.pw[k] = acc if acc < 1e15 else 1e15
+
+    # --- the root ---
+    def set_root(self, Board board, moves=None):
+        """Search from board. moves: the points played since the last root (each a point index,
+        0 = pass), to keep that subtree; None clears the tree. Returns the visits kept."""
+        cdef int32_t node = 0, i, found
+        cdef node_t* nd
+        if moves is not None and self.t.root.size == board.b.size and self.t.top > 1:
+            for m in moves:
+                nd = &self.t.pool[node]
+                found = -1
+                if nd.state == NODE_EXPANDED:
+                    for i in range(nd.nchildren):
+                        if self.t.pool[nd.first + i].move == m:
+                            found = nd.first + i
+                            break
+                if found < 0:
+                    node = -1
+                    break
+                node = found
+        else:
+            node = -1
+        if node > 0:
+            with nogil:
+                _keep_subtree(&self.t, node)
+        elif node < 0:
+            _tree_clear(&self.t)
+        board_copy(self.t.root, board.b)
+        return self.t.pool[0].visits
+
+    def clear(self):
+        _tree_clear(&self.t)
+
+    # --- running ---
+    def prepare(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
+                seed=None):
+        """Get ready for a search by `threads` workers (then call work(i) for each i, from as
+        many threads): stop after max_playouts in all (0: no cap) or `seconds` (0: no limit)."""
+        cdef int i
+        if self.t.root.size == 0:
+            raise ValueError("set_root() first")
+        if threads < 1:
+            raise ValueError("threads must be >= 1")
+        if seed is not None:
+            self.seed = seed
+        self._free_workers()
+        self.workers = <worker_t*>calloc(threads, sizeof(worker_t))
+        if self.workers == NULL:
+            raise MemoryError()
+        self.nworkers = threads
+        for i in range(threads):
+            self.workers[i].b = <board_t*>malloc(sizeof(board_t))
+            if self.workers[i].b == NULL:
+                self._free_workers()
+                raise MemoryError()
+            rng_seed(&self.workers[i].rng, self.seed * 1000003 + i)
+            if not self.maker.make(self.maker.arg, &self.workers[i].pol):
+                self._free_workers()
+                raise MemoryError("rollout policy could not be created")
+            self.workers[i].has_pol = 1
+        self.t.root_no_pass = no_pass
+        self.t.stop = 0
+        self.t.issued = 0
+        self.t.max_playouts = max_playouts
+        self.t.deadline = (_now() + seconds) if seconds > 0 else 0
+        # the root is always open
+        if self.t.pool[0].state != NODE_EXPANDED:
+            self.t.pool[0].state = NODE_LEAF
+            _expand(&self.t, 0, self.t.root)
+
+    def work(self, int i):
+        """Run worker i until the search ends (releases the GIL)."""
+        if i < 0 or i >= self.nworkers:
+            raise ValueError(f"no worker {i}")
+        with nogil:
+            _work(&self.t, &self.workers[i])
+
+    def stop(self):
+        gg_storei(&self.t.stop, 1)
+
+    @property
+    def stopped(self):
+        return bool(gg_loadi(&self.t.stop))
+
+    def run(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
+            seed=None):
+        """prepare + work on `threads` threads + join. Returns seconds taken."""
+        import threading, time
+        self.prepare(threads, max_playouts, seconds, no_pass, seed)
+        t0 = time.perf_counter()
+        if threads == 1:
+            self.work(0)
+        else:
+            ts = [threading.Thread(target=self.work, args=(i,)) for i in range(threads)]
+            for th in ts:
+                th.start()
+            for th in ts:
+                th.join()
+        return time.perf_counter() - t0
+
+    # --- results ---
+    @property
+    def playouts(self):
+        """Playouts finished in the current search."""
+        cdef int64_t s = 0
+        cdef int i
+        for i in range(self.nworkers):
+            s += self.workers[i].playouts
+        return s
+
+    @property
+    def root_visits(self):
+        return self.t.pool[0].visits
+
+    @property
+    def nodes(self):
+        return min(self.t.top, self.t.cap)
+
+    @property
+    def capacity(self):
+        return self.t.cap
+
+    @property
+    def full(self):
+        return bool(self.t.full)
+
+    @property
+    def max_depth(self):
+        cdef int i, d = 0
+        for i in range(self.nworkers):
+            if self.workers[i].maxdepth > d:
+                d = self.workers[i].maxdepth
+        return d
+
+    def children(self, path=()):
+        """[(point, visits, winrate for the mover, rating)] of the node reached by the points in
+        path from the root, in rating order (the pool's order); [] if not expanded."""
+        cdef int32_t node = self._find(path)
+        cdef node_t* nd
+        cdef node_t* ch
+        cdef int i
+        if node < 0:
+            return []
+        nd = &self.t.pool[node]
+        if nd.state != NODE_EXPANDED:
+            return []
+        out = []
+        for i in range(nd.nchildren):
+            ch = &self.t.pool[nd.first + i]
+            out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
+                        ch.rating))
+        return out
+
+    cdef int32_t _find(self, path):
+        cdef int32_t node = 0, i, found
+        cdef node_t* nd
+        for m in path:
+            nd = &self.t.pool[node]
+            if nd.state != NODE_EXPANDED:
+                return -1
+            found = -1
+            for i in range(nd.nchildren):
+                if self.t.pool[nd.first + i].move == m:
+                    found = nd.first + i
+                    break
+            if found < 0:
+                return -1
+            node = found
+        return node
+
+    def pv(self, path=(), int maxlen=20):
+        """Most-visited line from the node reached by path (path's moves included)."""
+        cdef int32_t node = self._find(path)
+        cdef node_t* nd
+        cdef int i, best, bv
+        out = list(path)
+        if node < 0:
+            return out
+        while len(out) < maxlen:
+            nd = &self.t.pool[node]
+            if nd.state != NODE_EXPANDED:
+                break
+            best = -1
+            bv = 0
+            for i in range(nd.nchildren):
+                if self.t.pool[nd.first + i].visits > bv:
+                    bv = self.t.pool[nd.first + i].visits
+                    best = nd.first + i
+            if best < 0:
+                break
+            node = best
+            out.append(self.t.pool[node].move)
+        return out
+
+    def ownership(self):
+        """Mean final ownership over this search's playouts, +1 Black .. -1 White, as a numpy
+        array [row, col] (row 0 = line 1)."""
+        import numpy as np
+        cdef int W = self.t.root.W, n = self.t.root.size, i, p
+        cdef int64_t tot = 0
+        a = np.zeros(W * W)
+        for i in range(self.nworkers):
+            tot += self.workers[i].playouts
+            for p in range(W * W):
+                a[p] += self.workers[i].own[p]
+        a = a.reshape(W, W)[1:W - 1, 1:W - 1]
+        return a / tot if tot else a

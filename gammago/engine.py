@@ -1,8 +1,13 @@
 """The engine: owns the game, decides moves, manages the clock (interface: ENGINE_API.md).
 
+A move is decided in four short steps, each a method below:
+  1. budget   - how long to think (Clock.budget) or how many playouts (--playouts)
+  2. search   - UCT on the tree of pyx/tree.pyx, reusing the subtree of the moves since the
+                last search, threads working nogil while this thread watches the clock and
+                stops early once the best move can no longer be overtaken
+  3. choose   - the most visited root move
+  4. override - resign when hopeless (never before move N*N/4), pass when the game is settled
 Every tunable is a named constant below or an EngineConfig field with a command-line flag.
-This first version searches by flat Monte-Carlo (light playouts per candidate move); the UCT
-tree of pyx/tree.pyx replaces it behind the same interface.
 """
 import argparse
 import dataclasses
@@ -13,8 +18,8 @@ import time
 
 import numpy as np
 
-from gammago.board import Board, IllegalMoveError, parse_color
-from gammago import playout
+from gammago.board import Board, parse_color, format_vertex
+from gammago import tree as _tree
 
 log = logging.getLogger("gammago")
 
@@ -22,9 +27,14 @@ log = logging.getLogger("gammago")
 MIN_MOVES_LEFT = 15          # a game always has at least this many own moves left (clock)
 MOVES_LEFT_PER_EMPTY = 0.35  # own moves still to come per empty point (clock)
 MIN_BUDGET_S = 0.05          # the shortest think we ever plan
+MARGIN_SHARE = 0.3           # never keep more than this share of a byo-yomi period in reserve
+POLL_S = 0.01                # how often the watching thread looks at the search
+EARLY_STOP_AFTER = 0.1       # consider stopping early only after this share of the budget
+RESIGN_MIN_VISITS = 200      # never resign on fewer root visits than this
 DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its points this much
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
-FLAT_BATCH = 8               # flat MC: playouts per candidate per round
+STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
+MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 
 
 @dataclasses.dataclass
@@ -33,52 +43,96 @@ class EngineConfig:
     seed: int = 1                  # seed of the playout generators
     threads: int = 1
     move_time: float = 1.0         # seconds per move when no time settings are given
-    max_nodes: int = 1_000_000     # node pool cap of the tree
+    max_nodes: int = 1_000_000     # node pool cap of the tree (about 20 bytes a node)
     margin: float = 1.0            # seconds kept in reserve on every clock
     resign: float = 0.10           # resign below this win rate (0 never)
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
                                      # stones are removed (else only when winning by Tromp-Taylor)
+    reuse: bool = True             # keep the subtree of the moves played since the last search
+    early_stop: bool = True        # stop once the best move cannot be overtaken
+    rollout: str = "light"         # rollout policy: light (uniform) | gamma (pyx/rollout)
+    # tree parameters (pyx/tree.pyx DEFAULTS)
+    expand_visits: int = 40
+    pw_init: int = 1
+    pw_base: float = 40.0
+    pw_factor: float = 1.4
+    ucb_c: float = 1.0
+    bonus_weight: float = 0.35
+    bonus_equiv: float = 1000.0
+    fpu: float = 1.0
     verbose: bool = False
+
+    TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
+                   "bonus_weight", "bonus_equiv", "fpu")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
         d = EngineConfig()
-        p.add_argument("--playouts", type=int, default=d.playouts,
+        g = p.add_argument_group("engine")
+        g.add_argument("--playouts", type=int, default=d.playouts,
                        help="fixed playouts per move, reproducible with --seed (0: use the clock)")
-        p.add_argument("--seed", type=int, default=d.seed, help="seed of the playout generators")
-        p.add_argument("--threads", type=int, default=d.threads, help="search threads")
-        p.add_argument("--move-time", type=float, default=d.move_time,
+        g.add_argument("--seed", type=int, default=d.seed, help="seed of the playout generators")
+        g.add_argument("--threads", type=int, default=d.threads, help="search threads")
+        g.add_argument("--move-time", type=float, default=d.move_time,
                        help="seconds per move when the controller gives no time settings")
-        p.add_argument("--max-nodes", type=int, default=d.max_nodes, help="tree node pool cap")
-        p.add_argument("--margin", type=float, default=d.margin,
+        g.add_argument("--max-nodes", type=int, default=d.max_nodes,
+                       help="tree node pool cap (about 20 bytes a node); when full the tree "
+                            "stops growing")
+        g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")
-        p.add_argument("--resign", type=float, default=d.resign,
+        g.add_argument("--resign", type=float, default=d.resign,
                        help="resign below this win rate (0: never)")
-        p.add_argument("--pass-dead-removed", action="store_true",
-                       help="after an opponent pass, pass when winning with dead stones removed")
-        p.add_argument("--verbose", action="store_true", help="log search details to stderr")
+        g.add_argument("--pass-dead-removed", action="store_true",
+                       help="after an opponent pass, pass when winning with dead stones removed "
+                            "(default: only when winning by Tromp-Taylor as the board stands)")
+        g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
+        g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
+                       help="always think for the whole budget")
+        g.add_argument("--rollout", choices=("light", "gamma"), default=d.rollout,
+                       help="rollout policy (gamma needs pyx/rollout)")
+        t = p.add_argument_group("tree")
+        t.add_argument("--expand-visits", type=int, default=d.expand_visits,
+                       help="visits before a leaf is expanded")
+        t.add_argument("--pw-init", type=int, default=d.pw_init,
+                       help="children open at expansion (progressive widening)")
+        t.add_argument("--pw-base", type=float, default=d.pw_base,
+                       help="widening schedule t_{n+1} = t_n + BASE * FACTOR**n")
+        t.add_argument("--pw-factor", type=float, default=d.pw_factor)
+        t.add_argument("--ucb-c", type=float, default=d.ucb_c,
+                       help="weight of the UCB1-Tuned exploration term")
+        t.add_argument("--bonus-weight", type=float, default=d.bonus_weight,
+                       help="rating bonus WEIGHT * sqrt(EQUIV / (N + EQUIV)) * rating")
+        t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
+        t.add_argument("--fpu", type=float, default=d.fpu,
+                       help="value of an unvisited open child (before its rating bonus)")
+        g.add_argument("--verbose", action="store_true", help="log search details to stderr")
 
     @classmethod
     def from_args(cls, args):
-        kw = {}
-        for f in dataclasses.fields(cls):
-            if hasattr(args, f.name):
-                kw[f.name] = getattr(args, f.name)
+        kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
         cfg = cls(**kw)
         cfg.validate()
         return cfg
 
     def validate(self):
-        if self.playouts < 0:
-            raise ValueError(f"--playouts must be >= 0, not {self.playouts}")
-        if self.threads < 1:
-            raise ValueError(f"--threads must be >= 1, not {self.threads}")
-        if self.move_time <= 0:
-            raise ValueError(f"--move-time must be > 0, not {self.move_time}")
-        if self.max_nodes < 1000:
-            raise ValueError(f"--max-nodes must be >= 1000, not {self.max_nodes}")
-        if not 0 <= self.resign < 1:
-            raise ValueError(f"--resign must be in [0, 1), not {self.resign}")
+        checks = [
+            (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
+            (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
+            (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
+            (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
+            (0 <= self.resign < 1, f"--resign must be in [0, 1), not {self.resign}"),
+            (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
+            (self.rollout in ("light", "gamma"), f"--rollout must be light or gamma, not {self.rollout!r}"),
+            (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
+            (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
+            (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
+        ]
+        for ok, msg in checks:
+            if not ok:
+                raise ValueError(msg)
+
+    def tree_params(self):
+        return {k: getattr(self, k) for k in self.TREE_FIELDS}
 
 
 # --- the clock ------------------------------------------------------------------------------
@@ -115,31 +169,19 @@ class Clock:
                 self.periods_left = stones
 
     def budget(self, empty_points, margin, default):
-        """Seconds to think on this move."""
+        """Seconds to think on this move (the reserve already taken off)."""
         if self.kind == "none":
             return default
         moves_left = max(MIN_MOVES_LEFT, MOVES_LEFT_PER_EMPTY * empty_points)
-        if self.kind == "canadian":
-            per_stone = self.byo / max(1, self.stones)
-        elif self.kind == "byoyomi":
-            per_stone = self.byo
-        else:
-            per_stone = 0.0
-        if self.kind != "absolute" and self.in_byo:
-            if self.kind == "canadian":
-                left = self.byo_left / max(1, self.stones_left)
-            else:
-                left = self.byo_left
-            m = min(margin, 0.3 * left)
-            return max(MIN_BUDGET_S, left - m)
-        # main time
+        per_stone = {"canadian": self.byo / max(1, self.stones), "byoyomi": self.byo}.get(self.kind, 0.0)
+        if self.in_byo and self.kind != "absolute":
+            left = self.byo_left / max(1, self.stones_left) if self.kind == "canadian" else self.byo_left
+            return max(MIN_BUDGET_S, left - min(margin, MARGIN_SHARE * left))
         t = self.main_left / moves_left
         if per_stone > 0:
-            m = min(margin, 0.3 * per_stone)
-            t = max(t, per_stone - m)
-            return max(MIN_BUDGET_S, t)
-        m = min(margin, 0.3 * self.main_left)
-        return max(MIN_BUDGET_S, min(t, self.main_left - m))
+            # main time, then byo-yomi: never plan less than a byo-yomi move's worth
+            return max(MIN_BUDGET_S, t, per_stone - min(margin, MARGIN_SHARE * per_stone))
+        return max(MIN_BUDGET_S, min(t, self.main_left - min(margin, MARGIN_SHARE * self.main_left)))
 
     def spend(self, seconds):
         """Keep our own account of the clock between time_left commands."""
@@ -149,8 +191,7 @@ class Clock:
             self.main_left -= seconds
             if self.main_left >= 0 or self.kind == "absolute":
                 return
-            if self.main > 0 or self.main_left < 0:
-                seconds = -self.main_left
+            seconds = -self.main_left
             self.main_left = 0.0
             self.in_byo = True
             self.byo_left = self.byo
@@ -167,79 +208,6 @@ class Clock:
             self.byo_left = self.byo
 
 
-# --- search results --------------------------------------------------------------------------
-@dataclasses.dataclass
-class MoveInfo:
-    move: str           # GTP vertex or 'pass'
-    visits: int
-    winrate: float      # for the side to move
-    prior: float
-    pv: list
-
-    def as_dict(self, order):
-        n = max(1, self.visits)
-        lcb = max(0.0, self.winrate - 1.96 * math.sqrt(max(self.winrate * (1 - self.winrate), 1e-4) / n))
-        return {"move": self.move, "visits": self.visits, "winrate": self.winrate,
-                "prior": self.prior, "lcb": lcb, "order": order, "pv": list(self.pv)}
-
-
-class FlatSearch:
-    """Flat Monte-Carlo: rounds of FLAT_BATCH light playouts after each candidate."""
-
-    def __init__(self, config):
-        self.config = config
-        self.reset(None)
-
-    def reset(self, board):
-        self.board = board
-        self.stats = {}
-        self.ownership = None
-        self.playouts = 0
-
-    def start(self, board, color, allow_pass=True):
-        self.reset(board)
-        self.color = color
-        c = "b" if color == 1 else "w"
-        self.after = {}
-        for v in board.legal_moves(c, include_eyes=False):
-            nb = board.copy()
-            nb.play(v, c)
-            self.after[v] = nb
-        if allow_pass or not self.after:
-            nb = board.copy()
-            nb.play("pass", c)
-            self.after["pass"] = nb
-        self.stats = {v: [0, 0.0] for v in self.after}
-        self.own_sum = np.zeros((board.size, board.size))
-        self.seed = self.config.seed * 1_000_003 + len(board.moves) * 7919
-
-    def step(self):
-        """One round; returns playouts done."""
-        n = 0
-        for v, nb in self.after.items():
-            self.seed += 1
-            r = playout.light_evaluate(nb, FLAT_BATCH, self.seed)
-            w = r["black_winrate"] if self.color == 1 else 1 - r["black_winrate"]
-            s = self.stats[v]
-            s[0] += FLAT_BATCH
-            s[1] += w * FLAT_BATCH
-            self.own_sum += r["ownership"] * FLAT_BATCH
-            n += FLAT_BATCH
-        self.playouts += n
-        return n
-
-    def infos(self):
-        out = []
-        for v, (n, w) in self.stats.items():
-            out.append(MoveInfo(v, n, w / n if n else 0.0, 1.0 / len(self.stats), [v]))
-        out.sort(key=lambda m: (-m.winrate, -m.visits))
-        return out
-
-    def owner(self):
-        """Mean ownership, +1 Black .. -1 White, array [row, col]."""
-        return self.own_sum / max(1, self.playouts)
-
-
 # --- the engine ------------------------------------------------------------------------------
 class Engine:
     name = "gammago"
@@ -250,32 +218,50 @@ class Engine:
         self.config = config or EngineConfig()
         self.config.validate()
         self.clocks = {1: Clock(), 2: Clock()}
-        self.search = FlatSearch(self.config)
+        self.search = _tree.Search(self.config.max_nodes, seed=self.config.seed,
+                                   **self.config.tree_params())
+        if self.config.rollout == "gamma":
+            self._use_gamma_rollouts()
+        self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
+        self.last_infos = []
         self.new_game(19, 7.5)
+
+    def _use_gamma_rollouts(self):
+        if not hasattr(self.search, "use_gamma_rollouts"):
+            raise ValueError("--rollout gamma: this build has no gamma rollouts (pyx/rollout)")
+        self.search.use_gamma_rollouts()
 
     # --- game state ---
     def new_game(self, size, komi):
-        board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
-        self.board = board
+        self.board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
+        self._forget()
+
+    def _forget(self):
+        self._tree_moves = None
         self.last_owner = None
+        self.last_infos = []
 
     def set_komi(self, komi):
         self.board.komi = float(komi)
+        self._forget()
 
     def play(self, color, vertex):
         self.board.play(vertex, parse_color(color))
 
     def undo(self):
         self.board.undo()
+        self._forget()
 
     def setup_stones(self, black, white):
         b = self.board.copy()
         b.setup(black, white)
         self.board = b
+        self._forget()
 
     def place_free_handicap(self, n):
         size = self.board.size
-        if self.board.moves or any(self.board.stones("b")) or any(self.board.stones("w")):
+        n = int(n)
+        if self.board.moves or self.board.stones("b") or self.board.stones("w"):
             raise ValueError("board not empty")
         if n < 2 or n > size * size - 1:
             raise ValueError(f"invalid number of handicap stones {n}")
@@ -298,14 +284,14 @@ class Engine:
                 c.set("canadian", main_s, byo_s, byo_stones)
 
     def kgs_time_settings(self, kind, *values):
-        kind = kind.lower()
-        try:
-            vals = [float(v) for v in values]
-        except ValueError:
-            raise ValueError(f"kgs-time_settings: bad value in {values}")
+        kind = str(kind).lower()
         need = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
         if kind not in need:
             raise ValueError(f"kgs-time_settings: unknown kind {kind!r}")
+        try:
+            vals = [float(v) for v in values]
+        except ValueError:
+            raise ValueError(f"kgs-time_settings: bad value in {' '.join(map(str, values))}")
         if len(vals) != need[kind] or any(v < 0 for v in vals):
             raise ValueError(f"kgs-time_settings {kind} needs {need[kind]} non-negative values")
         for c in self.clocks.values():
@@ -329,7 +315,7 @@ class Engine:
         return move
 
     def reg_genmove(self, color):
-        return self._decide(color, cleanup=False, allow_resign=False)
+        return self._decide(color, allow_resign=False, spend_clock=False)
 
     def genmove_analyze(self, color, interval_s, emit):
         move = self._decide(color, emit=emit, interval_s=interval_s)
@@ -339,71 +325,188 @@ class Engine:
 
     def analyze(self, color, interval_s, stop, emit):
         c = parse_color(color)
-        self.search.start(self.board, c)
-        next_emit = time.perf_counter() + interval_s
-        while not stop.is_set():
-            self.search.step()
-            if time.perf_counter() >= next_emit:
-                emit([m.as_dict(i) for i, m in enumerate(self.search.infos())])
-                next_emit = time.perf_counter() + interval_s
+        self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop)
+        emit(self._infos(c))
 
-    def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0):
+    def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
+                spend_clock=True):
         t0 = time.perf_counter()
         c = parse_color(color)
-        b = self.board
         clock = self.clocks[c]
-        budget = clock.budget(len(b.legal_moves(c)), self.config.margin, self.config.move_time)
-        self.search.start(b, c, allow_pass=not cleanup)
-        next_emit = t0 + interval_s
-        while True:
-            self.search.step()
-            now = time.perf_counter()
-            if emit is not None and now >= next_emit:
-                emit([m.as_dict(i) for i, m in enumerate(self.search.infos())])
-                next_emit = now + interval_s
-            if self.config.playouts:
-                if self.search.playouts >= self.config.playouts:
-                    break
-            elif now - t0 >= budget * 0.9:
-                break
-        infos = self.search.infos()
-        self.last_owner = self.search.owner()
-        best = infos[0]
-        move = best.move
-        if allow_resign and self._should_resign(best.winrate):
-            move = "resign"
-        elif not cleanup and self._should_pass(c, best):
-            move = "pass"
+        empty = int((self.board.to_array() == 0).sum())
+        budget = clock.budget(empty, self.config.margin, self.config.move_time)
+        self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s)
+        infos = self._infos(c)
+        move = self._override(c, infos, cleanup, allow_resign)
         if emit is not None:
-            emit([m.as_dict(i) for i, m in enumerate(infos)])
-        clock.spend(time.perf_counter() - t0)
-        log.info("%s %s: winrate %.3f, %d playouts, %.2f s", "B" if c == 1 else "W", move,
-                 best.winrate, self.search.playouts, time.perf_counter() - t0)
+            emit(infos)
+        took = time.perf_counter() - t0
+        if spend_clock:
+            clock.spend(took)
+        best = infos[0] if infos else None
+        log.info("%s %s: winrate %.3f, %d playouts (%d root visits, %d nodes%s), %.2f of %.2f s",
+                 "B" if c == 1 else "W", move, best["winrate"] if best else float("nan"),
+                 self.search.playouts, self.search.root_visits, self.search.nodes,
+                 ", POOL FULL" if self.search.full else "", took, budget)
         return move
 
-    def _should_resign(self, winrate):
-        n = self.board.size
-        return (self.config.resign > 0 and winrate < self.config.resign
-                and len(self.board.moves) >= n * n // 4)
-
-    def _should_pass(self, c, best):
+    # --- search ---
+    def _root(self, c):
+        """The position to search (the board, with c to move) and reuse the old subtree."""
         b = self.board
-        if best.move == "pass":
-            return True
-        if b.passes > 0:   # opponent passed: pass when we win now
-            score = b.score() if c == 1 else -b.score()
-            if score > 0:
-                return True
-            if self.config.pass_dead_removed:
-                s = self._score_dead_removed(self.last_owner)
-                if (s > 0) == (c == 1) and s != 0:
-                    return True
-        return False
+        if b.to_move != ("b" if c == 1 else "w"):
+            b = b.copy()
+            b.to_move = c
+            self.search.set_root(b, None)
+            self._tree_moves = None
+            return b
+        moves = list(b.moves)
+        keep = None
+        old = self._tree_moves
+        if self.config.reuse and old is not None and moves[:len(old)] == old \
+                and len(moves) - len(old) <= MAX_REUSE_MOVES:
+            keep = [b.point(v) for _, v in moves[len(old):]]
+        self.search.set_root(b, keep)
+        self._tree_moves = moves
+        return b
 
-    # --- scoring ---
-    def _dead_strings(self, owner):
+    def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None):
+        """Search from the current position for c. budget: seconds (None: until stop is set)."""
+        cfg = self.config
+        self._root(c)
+        fixed = cfg.playouts if budget is not None else 0
+        seconds = budget if (budget is not None and not fixed) else 0
+        seed = cfg.seed * 1_000_003 + len(self.board.moves)
+        self.search.prepare(cfg.threads, fixed, seconds, no_pass, seed)
+        workers = [threading.Thread(target=self.search.work, args=(i,), daemon=True)
+                   for i in range(cfg.threads)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        next_emit = t0 + interval_s
+        warned = False
+        try:
+            while any(w.is_alive() for w in workers):
+                workers[0].join(POLL_S)
+                now = time.perf_counter()
+                if stop is not None and stop.is_set():
+                    self.search.stop()
+                if emit is not None and now >= next_emit:
+                    emit(self._infos(c))
+                    next_emit = now + interval_s
+                if self.search.full and not warned:
+                    log.warning("tree pool full (%d nodes, --max-nodes): the tree stops growing",
+                                self.search.capacity)
+                    warned = True
+                if seconds and cfg.early_stop and self._settled_early(now - t0, seconds):
+                    self.search.stop()
+        finally:
+            self.search.stop()
+            for w in workers:
+                w.join()
+        self.last_owner = self.search.ownership()
+
+    def _settled_early(self, elapsed, seconds):
+        """True when the runner-up cannot catch the best move in the time left."""
+        if elapsed < EARLY_STOP_AFTER * seconds:
+            return False
+        visits = sorted((ch[1] for ch in self.search.children()), reverse=True)
+        if len(visits) < 2:
+            return True
+        rate = self.search.playouts / max(elapsed, 1e-3)
+        return visits[0] - visits[1] > rate * (seconds - elapsed)
+
+    def _infos(self, c):
+        """Root moves best first as lz-analyze dicts (winrate for c)."""
+        b = self.board
+        kids = self.search.children()
+        total_rating = sum(ch[3] for ch in kids) or 1.0
+        out = []
+        for move, visits, winrate, rating in kids:
+            if visits <= 0:
+                continue
+            n = visits
+            lcb = max(0.0, winrate - 1.96 * math.sqrt(max(winrate * (1 - winrate), 1e-4) / n))
+            out.append({"move": b.vertex(move), "visits": visits, "winrate": winrate,
+                        "prior": rating / total_rating, "lcb": lcb, "order": 0,
+                        "pv": [b.vertex(p) for p in self.search.pv((move,), 16)]})
+        out.sort(key=lambda d: (-d["visits"], -d["winrate"]))
+        for i, d in enumerate(out):
+            d["order"] = i
+        self.last_infos = out
+        return out
+
+    # --- resignation and passing ---
+    def _override(self, c, infos, cleanup, allow_resign):
+        if not infos:
+            return "pass"
+        best = infos[0]
+        n = self.board.size
+        if (allow_resign and self.config.resign > 0 and best["winrate"] < self.config.resign
+                and len(self.board.moves) >= n * n // 4 and self.search.root_visits >= RESIGN_MIN_VISITS):
+            return "resign"
+        if self._should_pass(c, best, cleanup):
+            return "pass"
+        if best["move"] == "pass" and cleanup:
+            other = [d for d in infos if d["move"] != "pass"]
+            return other[0]["move"] if other else "pass"
+        return best["move"]
+
+    def _should_pass(self, c, best, cleanup):
+        b = self.board
+        sign = 1 if c == 1 else -1
+        if cleanup:
+            # pass only once no dead opponent stone is left and the game is over
+            dead, _ = self._dead_strings(self.last_owner)
+            opp = "w" if c == 1 else "b"
+            if any(b.color_at(v) == opp for v in dead):
+                return False
+            return best["move"] == "pass" or b.passes > 0 or self._settled()
+        if best["move"] == "pass":
+            return True
+        if b.passes > 0:   # the opponent passed: passing ends the game
+            if sign * b.score() > 0:
+                return True
+            if self.config.pass_dead_removed and sign * self._score_dead_removed(self.last_owner) > 0:
+                return True
+            return False
+        # settled: only dame left and we win by Tromp-Taylor even if the opponent takes them all
+        return self._settled() and sign * self._score_dame_lost(c) > 0
+
+    def _settled(self):
+        """Every point is pass-alive (Benson) for one side or a dame (an empty point that
+        touches both colours' areas)."""
+        b = self.board
+        alive = b.pass_alive()
+        area = b.area()
+        for v, owner in area.items():
+            if v in alive:
+                continue
+            if owner != "." or b.color_at(v) != ".":
+                return False
+        return True
+
+    def _score_dame_lost(self, c):
+        """Tromp-Taylor score with every neutral point given to the opponent of c."""
+        area = self.board.area()
+        dame = sum(1 for o in area.values() if o == ".")
+        return self.board.score() + (dame if c == 2 else -dame)
+
+    # --- life and death, scoring ---
+    def _status_owner(self):
+        """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position."""
+        b = self.board
+        n = STATUS_PLAYOUTS.get(b.size, 2000)
+        self.search.set_root(b, None)
+        self._tree_moves = None
+        self.search.run(self.config.threads, n, 0, False, self.config.seed)
+        return self.search.ownership()
+
+    def _dead_strings(self, owner=None):
         """(dead vertices, seki vertices) from ownership +1 Black .. -1 White."""
         b = self.board
+        if owner is None:
+            owner = self._status_owner()
         alive_pa = b.pass_alive()
         dead, seki, seen = [], [], set()
         for col in ("b", "w"):
@@ -415,24 +518,17 @@ class Engine:
                 seen.update(string)
                 if alive_pa.get(v) == col:
                     continue
-                own = np.mean([owner[_rc(b, s)] for s in string]) * sign
+                own = sign * float(np.mean([owner[_rc(b, s)] for s in string]))
                 if own < -DEAD_OWNERSHIP:
                     dead.extend(string)
                 elif own < DEAD_OWNERSHIP:
                     libs = b.liberties(v)
-                    if len(libs) <= 2 and all(abs(owner[_rc(b, l)]) < SEKI_OWNERSHIP for l in libs):
+                    if len(libs) <= 2 and all(abs(owner[_rc(b, x)]) < SEKI_OWNERSHIP for x in libs):
                         seki.extend(string)
         return dead, seki
 
-    def _ownership(self, n=None):
-        n = n or (400 if self.board.size <= 9 else 200)
-        r = playout.light_evaluate(self.board, n, self.config.seed)
-        return r["ownership"]
-
     def _score_dead_removed(self, owner=None):
         b = self.board
-        if owner is None:
-            owner = self._ownership()
         dead, _ = self._dead_strings(owner)
         grid = b.to_array().astype(np.int8)
         for v in dead:
@@ -446,11 +542,11 @@ class Engine:
         return f"B+{s:g}" if s > 0 else f"W+{-s:g}"
 
     def final_status_list(self, status):
-        status = status.lower()
+        status = str(status).lower()
         if status not in ("alive", "dead", "seki"):
             raise ValueError(f"final_status_list: unknown status {status!r}")
         b = self.board
-        dead, seki = self._dead_strings(self._ownership())
+        dead, seki = self._dead_strings()
         if status == "dead":
             return sorted(dead)
         if status == "seki":
@@ -497,22 +593,18 @@ def _area_score(grid, komi):
 
 def _handicap_points(size, n):
     """Star points first (GTP fixed-handicap layout), then points far from every stone."""
-    from gammago.board import format_vertex
     e = 2 if size < 13 else 3
     lo, mid, hi = e, size // 2, size - 1 - e
     stars = [(lo, hi), (hi, lo), (lo, lo), (hi, hi)]
-    if size % 2:
-        stars += [(mid, lo), (mid, hi), (lo, mid), (hi, mid), (mid, mid)]
-    if size < 9:
-        stars = stars[:4]
-    # the GTP layout for n stones: centre added for odd n >= 5
-    if n <= len(stars):
-        if n in (5, 7) and size % 2 and size >= 9:
+    if size % 2 and size >= 9:
+        stars += [(mid, lo), (mid, hi), (lo, mid), (hi, mid)]
+    if n <= len(stars) + (1 if size % 2 and size >= 9 else 0):
+        if size % 2 and size >= 9 and n in (5, 7, 9):
             chosen = stars[:n - 1] + [(mid, mid)]
         else:
             chosen = stars[:n]
     else:
-        chosen = list(stars)
+        chosen = list(stars) + ([(mid, mid)] if size % 2 and size >= 9 else [])
         while len(chosen) < n:
             best, bestd = None, -1
             for r in range(size):

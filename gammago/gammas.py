@@ -1,0 +1,180 @@
+"""Gamma files: the trained strength of every move feature (gammago.features), as text.
+
+Format (one feature per line after the header, '#' starts a comment line):
+
+    gammago-gammas 1 features=1 nfeat=7527 npat3=7455
+    # free-form comments: data, command, date, held-out accuracy
+    capture:last/1      18.25   wins=1234 seen=2345
+    pat3:0x00205         1.0314 wins=... seen=...
+    pat3:default         0.4120 ...
+
+Feature names are gammago.features.level_name(id); a file is refused, with its path and the
+reason, if its version or feature layout differs from the code's, if a line does not parse,
+or if a non-pattern feature is missing. Patterns not listed (merged as rare in training) take
+the gamma of `pat3:default`.
+"""
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from gammago import features as F
+
+MAGIC = "gammago-gammas"
+FILE_VERSION = 1
+# Where the shipped gammas live and which one the engine loads for a board size: there is a
+# 19x19 corpus only, so the 19x19 gammas serve every size.
+PATTERNS_DIR = Path(os.environ.get("GAMMAGO_PATTERNS",
+                                   Path(__file__).resolve().parent.parent / "patterns"))
+DEFAULT_FILES = {}            # size -> file name; sizes not listed use DEFAULT_FILE
+DEFAULT_FILE = "gammas19.gamma"
+
+
+class GammaFileError(ValueError):
+    def __init__(self, path, reason):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def header_line():
+    return (f"{MAGIC} {FILE_VERSION} features={F.VERSION} nfeat={F.N_FEATURES} "
+            f"npat3={F.N_PAT3}")
+
+
+_NAMES = None
+
+
+def _names():
+    global _NAMES
+    if _NAMES is None:
+        _NAMES = {F.level_name(i): i for i in range(F.N_FEATURES)}
+    return _NAMES
+
+
+def absent_ids():
+    return [F.GROUP_BASES[g] for g in range(F.N_GROUPS)]
+
+
+class Gammas:
+    """A gamma table: .table is float64[N_FEATURES] (absent ids 1.0, unlisted patterns the
+    default's gamma), ready for features.evaluate_game and the rollouts."""
+
+    def __init__(self, table, path=None, comments=(), listed=None):
+        self.table = np.ascontiguousarray(table, dtype=np.float64)
+        self.path = path
+        self.comments = list(comments)
+        self.listed = listed          # bool mask of ids written in the file
+
+    def __repr__(self):
+        return f"Gammas({self.path or 'in memory'}, {int(self.listed.sum()) if self.listed is not None else '?'} listed)"
+
+    def strength(self, ids):
+        """Product of the gammas of each row of global ids (shape (..., N_GROUPS))."""
+        return np.prod(self.table[np.asarray(ids)], axis=-1)
+
+
+def save(path, table, listed, comments=(), wins=None, seen=None):
+    """Write the gammas of the ids where listed is true (absent ids are never written)."""
+    path = Path(path)
+    table = np.asarray(table, dtype=np.float64)
+    if len(table) != F.N_FEATURES:
+        raise ValueError(f"gamma table has {len(table)} entries, features need {F.N_FEATURES}")
+    absent = set(absent_ids())
+    lines = [header_line()]
+    for c in comments:
+        for part in str(c).splitlines():
+            lines.append(f"# {part}")
+    for i in range(F.N_FEATURES):
+        if i in absent or not listed[i]:
+            continue
+        g = table[i]
+        if not (g > 0 and math.isfinite(g)):
+            raise ValueError(f"gamma of {F.level_name(i)} is {g}")
+        extra = ""
+        if wins is not None:
+            extra += f" wins={int(wins[i])}"
+        if seen is not None:
+            extra += f" seen={int(seen[i])}"
+        lines.append(f"{F.level_name(i):<20s} {g:.6g}{extra}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+def load(path):
+    """Read a gamma file; GammaFileError (a ValueError) names the path and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise GammaFileError(path, f"cannot read gamma file: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise GammaFileError(path, "not a gamma file (not text)") from None
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith(MAGIC + " "):
+        raise GammaFileError(path, f"not a gamma file (first line should start with '{MAGIC}')")
+    want = header_line()
+    if lines[0].strip() != want:
+        raise GammaFileError(path, f"made for another feature set or file version: header "
+                                   f"'{lines[0].strip()}', this code expects '{want}' "
+                                   f"(retrain with `gammago train-mm`)")
+    names = _names()
+    table = np.ones(F.N_FEATURES, dtype=np.float64)
+    listed = np.zeros(F.N_FEATURES, dtype=bool)
+    comments = []
+    for n, line in enumerate(lines[1:], start=2):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            comments.append(s[1:].strip())
+            continue
+        parts = s.split()
+        if len(parts) < 2 or parts[0] not in names:
+            raise GammaFileError(path, f"line {n}: unknown feature {parts[0]!r}")
+        try:
+            g = float(parts[1])
+        except ValueError:
+            raise GammaFileError(path, f"line {n}: gamma {parts[1]!r} is not a number") from None
+        if not (g > 0 and math.isfinite(g)):
+            raise GammaFileError(path, f"line {n}: gamma {parts[1]} must be positive and finite")
+        i = names[parts[0]]
+        if i in absent_ids():
+            raise GammaFileError(path, f"line {n}: {parts[0]} is fixed at 1 and cannot be listed")
+        if listed[i]:
+            raise GammaFileError(path, f"line {n}: {parts[0]} listed twice")
+        table[i] = g
+        listed[i] = True
+    default = F.GROUP_BASES[F.N_GROUPS - 1] + F.PAT3_DEFAULT
+    if not listed[default]:
+        raise GammaFileError(path, "no gamma for pat3:default")
+    pat_base = F.GROUP_BASES[F.N_GROUPS - 1]
+    for g in range(F.N_GROUPS - 1):
+        for i in range(F.GROUP_BASES[g] + 1, F.GROUP_BASES[g] + F.GROUP_SIZES[g]):
+            if not listed[i]:
+                raise GammaFileError(path, f"no gamma for {F.level_name(i)}")
+    pats = np.arange(pat_base + 1, pat_base + F.GROUP_SIZES[-1])
+    table[pats[~listed[pats]]] = table[default]
+    return Gammas(table, path=path, comments=comments, listed=listed)
+
+
+def default_path(size=19):
+    """The shipped gamma file the engine uses for a board size."""
+    return PATTERNS_DIR / DEFAULT_FILES.get(size, DEFAULT_FILE)
+
+
+_cache = {}
+
+
+def load_default(size=19):
+    """The shipped gammas for a board size (cached per file)."""
+    path = default_path(size)
+    if path not in _cache:
+        if not path.exists():
+            raise GammaFileError(path, "the shipped gamma file is missing (train one with "
+                                       "`gammago train-mm ... --out " + str(path) + "`)")
+        _cache[path] = load(path)
+    return _cache[path]

@@ -1,0 +1,223 @@
+"""SGF game records in, replayable games out.
+
+Sources are .sgf files, directories (searched recursively for .sgf files and archives) and
+tar archives (.tar, .tar.gz/.tgz, .tar.bz2, .tar.xz), whose .sgf members are read in memory.
+A record that cannot be parsed, or whose moves are illegal, is reported with its name (the
+path, or `archive.tar.xz:member`) and the problem; the batch goes on.
+
+    for item in iter_games(["games/", "kgs.tar.xz"], max_games=100):
+        if isinstance(item, GameError):
+            print(item)                      # name: problem
+            continue
+        board = item.board()                 # setup stones placed, komi set
+        for colour, vertex in item.moves:    # ('b', 'D4'), ('w', 'pass'), ...
+            board.play(vertex, colour)
+
+Vertices are GTP text made by gammago.board.format_vertex (the one place that converts).
+"""
+import os
+import sys
+import tarfile
+from dataclasses import dataclass, field
+
+from sgfmill import sgf as sgfmill_sgf
+
+from gammago.board import Board, format_vertex
+
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".txz")
+
+
+class SgfError(ValueError):
+    """A record that cannot be used; str() is 'name: problem'."""
+
+    def __init__(self, name, problem):
+        super().__init__(f"{name}: {problem}")
+        self.name = name
+        self.problem = problem
+
+
+@dataclass
+class GameError:
+    """What iter_games yields for a bad record (when errors='yield')."""
+    name: str
+    problem: str
+
+    def __str__(self):
+        return f"{self.name}: {self.problem}"
+
+
+@dataclass
+class Game:
+    name: str
+    size: int
+    komi: float
+    handicap: int
+    setup_black: list = field(default_factory=list)   # vertices
+    setup_white: list = field(default_factory=list)
+    moves: list = field(default_factory=list)         # [(colour 'b'/'w', vertex or 'pass')]
+    result: str = None                                # RE as written, or None
+    to_move: str = "b"                                # who moves first after the setup
+
+    @property
+    def winner(self):
+        """'b', 'w' or None, from RE."""
+        if self.result and self.result[:2].upper() in ("B+", "W+"):
+            return self.result[0].lower()
+        return None
+
+    def board(self):
+        """A new Board with the setup stones placed, komi set, first mover to move."""
+        b = Board(self.size, self.komi)
+        try:
+            b.setup(black=self.setup_black, white=self.setup_white)
+        except ValueError as e:
+            raise SgfError(self.name, f"bad setup stones: {e}") from None
+        b.to_move = self.to_move
+        return b
+
+    def replay(self, upto=None):
+        """The Board after the first `upto` moves (all when None); SgfError names an illegal
+        move (occupied, suicide, ko, or a repeated position)."""
+        b = self.board()
+        for i, (colour, vertex) in enumerate(self.moves[:upto]):
+            try:
+                b.play(vertex, colour)
+            except ValueError as e:
+                reason = getattr(e, "reason", str(e))
+                raise SgfError(self.name, f"move {i + 1} ({colour} {vertex}) is illegal: {reason}") from None
+        return b
+
+
+def parse_game(name, data):
+    """Parse one SGF record (bytes) into a Game; SgfError says what is wrong."""
+    try:
+        g = sgfmill_sgf.Sgf_game.from_bytes(data)
+    except ValueError as e:
+        raise SgfError(name, f"not a readable SGF record ({e})") from None
+    try:
+        size = g.get_size()
+    except ValueError as e:
+        raise SgfError(name, f"bad SZ: {e}") from None
+    if size < 5 or size > 19:
+        raise SgfError(name, f"board size {size} is not supported (5 to 19)")
+    root = g.get_root()
+    try:
+        komi = g.get_komi()
+    except ValueError:
+        komi = 0.0
+    try:
+        handicap = g.get_handicap() or 0
+    except ValueError as e:
+        raise SgfError(name, f"bad HA: {e}") from None
+    try:
+        result = root.get("RE") if root.has_property("RE") else None
+    except ValueError:
+        result = None
+    try:
+        black, white, empty = root.get_setup_stones()
+    except ValueError as e:
+        raise SgfError(name, f"bad setup stones: {e}") from None
+    game = Game(name=name, size=size, komi=float(komi), handicap=int(handicap),
+                setup_black=[format_vertex(rc) for rc in sorted(black)],
+                setup_white=[format_vertex(rc) for rc in sorted(white)], result=result)
+    if root.has_property("PL"):
+        try:
+            game.to_move = root.get("PL")
+        except ValueError:
+            pass
+    try:
+        nodes = g.get_main_sequence()
+    except ValueError as e:
+        raise SgfError(name, f"bad game tree: {e}") from None
+    for i, node in enumerate(nodes):
+        if i and node.has_setup_stones():
+            raise SgfError(name, f"setup stones inside the game (node {i}) are not supported")
+        try:
+            colour, move = node.get_move()
+        except ValueError as e:
+            raise SgfError(name, f"bad move in node {i}: {e}") from None
+        if colour is None:
+            continue
+        if move is not None and not (0 <= move[0] < size and 0 <= move[1] < size):
+            raise SgfError(name, f"move {len(game.moves) + 1} is off the board")
+        game.moves.append((colour, format_vertex(move)))
+    if game.moves and not root.has_property("PL"):
+        game.to_move = game.moves[0][0]
+    elif not game.moves and handicap >= 2 and not root.has_property("PL"):
+        game.to_move = "w"
+    return game
+
+
+def _is_archive(path):
+    return str(path).lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def iter_sources(paths):
+    """Yield (name, bytes) for every SGF record in the given files, directories and archives,
+    or (name, SgfError) for a source that cannot be read."""
+    for path in paths:
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if f.lower().endswith(".sgf") or _is_archive(f):
+                        yield from iter_sources([full])
+        elif _is_archive(path):
+            try:
+                tf = tarfile.open(path, "r:*")
+            except (OSError, tarfile.TarError) as e:
+                yield path, SgfError(path, f"cannot open archive: {e}")
+                continue
+            with tf:
+                try:
+                    for member in tf:
+                        if not member.isfile() or not member.name.lower().endswith(".sgf"):
+                            continue
+                        name = f"{path}:{member.name}"
+                        try:
+                            yield name, tf.extractfile(member).read()
+                        except (OSError, tarfile.TarError) as e:
+                            yield name, SgfError(name, f"cannot read member: {e}")
+                except (OSError, EOFError, tarfile.TarError) as e:
+                    yield path, SgfError(path, f"archive is damaged: {e}")
+        else:
+            try:
+                with open(path, "rb") as f:
+                    yield path, f.read()
+            except OSError as e:
+                yield path, SgfError(path, f"cannot read: {e.strerror or e}")
+
+
+def check_moves(game):
+    """SgfError if a move of the game is illegal (occupied, suicide, ko, superko)."""
+    game.replay()
+
+
+def iter_games(paths, max_games=None, errors="report", check=True):
+    """Games from files, directories and archives, in order.
+
+    errors: 'report' prints 'name: problem' on stderr and goes on; 'yield' yields a GameError
+    in the game's place; 'raise' raises the SgfError. check=True also replays each game to
+    catch illegal moves. max_games counts good games."""
+    n = 0
+    for name, data in iter_sources(paths):
+        if max_games is not None and n >= max_games:
+            return
+        try:
+            if isinstance(data, SgfError):
+                raise data
+            game = parse_game(name, data)
+            if check:
+                check_moves(game)
+        except SgfError as e:
+            if errors == "raise":
+                raise
+            if errors == "yield":
+                yield GameError(e.name or name, e.problem)
+            else:
+                print(f"skipped {e.name or name}: {e.problem}", file=sys.stderr)
+            continue
+        n += 1
+        yield game

@@ -3,7 +3,7 @@
 rollouts call per point, the all-legal-moves call used by training and prediction, and the
 Python entry points that replay whole games in C (extract_game for MM training, evaluate_game
 for prediction metrics)."""
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memset
 from libc.math cimport log
 from libc.stdint cimport int32_t, int16_t, int64_t, uint16_t, uint32_t, uint64_t, uint8_t
@@ -462,10 +462,11 @@ _REASONS = {1: "occupied", 2: "suicide", 3: "ko", 5: "off the board"}
 def extract_game(Board board, moves, sample=None):
     """Replay `moves` ([(colour 'b'/'w', vertex)], from the position on `board`, which is not
     changed) and record, for each position i with sample[i] true (all when None), the packed
-    team key of every legal move (encode_ids layout) and which of them was played.
+    team keys (encode_ids layout) of its legal moves, each distinct key once with its count,
+    and which of them was played.
 
-    Returns (keys int64 [total], offsets int32 [npos+1], winner int32 [npos] (index within the
-    position's keys), move_number int32 [npos] (0-based index into moves)).
+    Returns (keys int64 [total], counts int32 [total], offsets int32 [npos+1], winner int32
+    [npos] (index within the position's keys), move_number int32 [npos] (index into moves)).
     Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied)."""
     cdef int n = len(moves)
     cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
@@ -489,15 +490,17 @@ def extract_game(Board board, moves, sample=None):
                 raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
         nsamp = int(np.asarray(smp).astype(bool).sum())
         keys_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int64)
+        cnt_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int32)
         offs_a = np.zeros(nsamp + 1, dtype=np.int32)
         win_a = np.zeros(nsamp, dtype=np.int32)
         mvn_a = np.zeros(nsamp, dtype=np.int32)
         keys_v = keys_a
+        cnt_v = cnt_a
         offs_v = offs_a
         win_v = win_a
         mvn_v = mvn_a
         err = _replay_extract(board.b, b, n, pts, cols, &smp[0] if n else NULL, cand, feats,
-                              keys_v, offs_v, win_v, mvn_v, &err_at)
+                              keys_v, cnt_v, offs_v, win_v, mvn_v, &err_at)
     finally:
         free(b)
     try:
@@ -508,15 +511,21 @@ def extract_game(Board board, moves, sample=None):
     finally:
         free(pts); free(cols)
     npos = len(offs_a) - 1
-    return keys_a[:offs_a[npos]].copy(), offs_a, win_a, mvn_a
+    return keys_a[:offs_a[npos]].copy(), cnt_a[:offs_a[npos]].copy(), offs_a, win_a, mvn_a
+
+
+cdef int _cmp_key(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
 
 
 cdef int _replay_extract(const board_t* start, board_t* b, int n, const int16_t* pts,
                          const uint8_t* cols, const uint8_t* smp, int16_t* cand, int32_t* feats,
-                         int64_t[::1] keys, int32_t[::1] offs, int32_t[::1] win,
-                         int32_t[::1] mvn, int* err_at) noexcept nogil:
-    cdef int i, j, g, m, r, win_i, npos = 0, total = 0
-    cdef int64_t key
+                         int64_t[::1] keys, int32_t[::1] counts, int32_t[::1] offs,
+                         int32_t[::1] win, int32_t[::1] mvn, int* err_at) noexcept nogil:
+    cdef int i, j, g, m, r, k, npos = 0, total = 0
+    cdef int64_t key, wkey
+    cdef int64_t tmp[MAX_PTS + 1]
     board_copy(b, start)
     for i in range(n):
         if b.nmoves >= MAX_HIST - 2:
@@ -528,20 +537,31 @@ cdef int _replay_extract(const board_t* start, board_t* b, int n, const int16_t*
             return r
         if smp[i]:
             m = position_features(b, cols[i], cand, feats)
-            win_i = -1
+            wkey = -1
             for j in range(m):
                 key = 0
                 for g in range(NGROUPS):
                     key |= (<int64_t>(feats[j * NGROUPS + g] - _base(g))) << KSHIFT[g]
-                keys[total + j] = key
+                tmp[j] = key
                 if cand[j] == pts[i]:
-                    win_i = j
-            if win_i < 0:      # legal by board_check_move but not listed: cannot happen
+                    wkey = key
+            if wkey < 0:      # legal by board_check_move but not listed: cannot happen
                 err_at[0] = i
                 return 8
-            win[npos] = win_i
+            # each distinct key once, with its count
+            qsort(tmp, m, sizeof(int64_t), _cmp_key)
+            k = 0
+            for j in range(m):
+                if k and keys[total + k - 1] == tmp[j]:
+                    counts[total + k - 1] += 1
+                else:
+                    keys[total + k] = tmp[j]
+                    counts[total + k] = 1
+                    if tmp[j] == wkey:
+                        win[npos] = k
+                    k += 1
             mvn[npos] = i
-            total += m
+            total += k
             npos += 1
             offs[npos] = total
         board_play(b, pts[i], cols[i])

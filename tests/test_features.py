@@ -1,0 +1,229 @@
+"""Move features: symmetry and colour invariance, and each tactical feature against a brute-force
+recomputation by playing the move on a copy of the board."""
+import random
+
+import numpy as np
+import pytest
+
+from gammago import features as F
+from gammago.board import Board, parse_vertex, format_vertex
+
+G = {name: g for g, name in enumerate(F.GROUP_NAMES)}
+BASE = dict(zip(F.GROUP_NAMES, F.GROUP_BASES))
+
+
+def random_game(size, n, seed):
+    """n random legal moves (no own-eye filling) from the empty board: [(colour, vertex)]."""
+    rnd = random.Random(seed)
+    b = Board(size)
+    moves = []
+    for _ in range(n):
+        cands = b.legal_moves(include_eyes=False)
+        if not cands:
+            break
+        v = rnd.choice(cands)
+        moves.append((b.to_move, v))
+        b.play(v)
+    return moves
+
+
+def transform(vertex, size, s):
+    if vertex == "pass":
+        return vertex
+    r, c = parse_vertex(vertex, size)
+    if s & 4:
+        r, c = c, r
+    if s & 1:
+        r = size - 1 - r
+    if s & 2:
+        c = size - 1 - c
+    return format_vertex((r, c))
+
+
+def replay(size, moves, s=0, swap=False):
+    b = Board(size)
+    for colour, v in moves:
+        if swap:
+            colour = "w" if colour == "b" else "b"
+        b.play(transform(v, size, s), colour)
+    return b
+
+
+@pytest.mark.parametrize("size,seed", [(9, 1), (13, 2), (19, 3)])
+def test_symmetry_and_colour_swap(size, seed):
+    moves = random_game(size, {9: 70, 13: 140, 19: 200}[size], seed)
+    for upto in (1, 2, len(moves) // 2, len(moves) - 1, len(moves)):
+        ref = replay(size, moves[:upto])
+        vs, ids = F.legal_features(ref)
+        ref_map = dict(zip(vs, map(tuple, ids)))
+        for s in range(8):
+            for swap in (False, True):
+                b = replay(size, moves[:upto], s, swap)
+                vs2, ids2 = F.legal_features(b)
+                got = dict(zip(vs2, map(tuple, ids2)))
+                assert len(got) == len(ref_map)
+                for v, f in ref_map.items():
+                    assert got[transform(v, size, s)] == f, (upto, s, swap, v)
+
+
+def test_pattern_table_is_canonical():
+    # a code and the colour-swapped code seen by the other side give one id
+    b = Board(9)
+    for v in ("C3", "D4", "D3", "E4", "C4"):
+        b.play(v)
+    for v in b.legal_moves():
+        code = b.code(v)
+        assert 1 <= F.pat3_id(code, "b") <= F.N_PAT3
+    codes = F.pat3_codes()
+    assert len(set(codes[1:F.N_PAT3 + 1].tolist())) == F.N_PAT3
+    # each canonical code maps to its own id
+    for i in (1, 2, 100, F.N_PAT3):
+        assert F.pat3_id(int(codes[i]), "b") == i
+
+
+def _libs_after(b, v, colour):
+    c = b.copy()
+    captured = c.play(v, colour)
+    return captured, len(c.liberties(v)), len(c.string(v)), c
+
+
+def _neighbours(b, v):
+    r, c = parse_vertex(v, b.size)
+    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        if 0 <= r + dr < b.size and 0 <= c + dc < b.size:
+            yield format_vertex((r + dr, c + dc))
+
+
+def _dist(b, v, w):
+    if w is None or w == "pass":
+        return None
+    r1, c1 = parse_vertex(v, b.size)
+    r2, c2 = parse_vertex(w, b.size)
+    dx, dy = abs(c1 - c2), abs(r1 - r2)
+    return dx + dy + max(dx, dy)
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7, 8])
+def test_features_match_brute_force(seed):
+    size = 9
+    moves = random_game(size, 120, seed)
+    checked = {"capture": 0, "extension": 0, "selfatari": 0, "atari": 0}
+    for upto in range(10, len(moves), 3):
+        b = replay(size, moves[:upto])
+        me = b.to_move
+        opp = "w" if me == "b" else "b"
+        last = b.moves[-1][1] if b.moves else None
+        last2 = b.moves[-2][1] if len(b.moves) > 1 else None
+        vs, ids = F.legal_features(b)
+        for v, f in zip(vs, ids):
+            names = [F.level_name(int(x)) for x in f]
+            if v == "pass":
+                assert f[G["pass"]] == BASE["pass"] + 2
+                assert all(f[g] == F.GROUP_BASES[g] for g in range(1, F.N_GROUPS))
+                continue
+            assert f[G["pass"]] == BASE["pass"]
+            before_opp = {}
+            before_own = {}
+            for n in _neighbours(b, v):
+                col = b.color_at(n)
+                if col == opp:
+                    before_opp[tuple(b.string(n))] = len(b.liberties(n))
+                elif col == me:
+                    before_own[tuple(b.string(n))] = len(b.liberties(n))
+            ncap, libs, strsize, after = _libs_after(b, v, me)
+            # capture: present iff stones were captured, size class right
+            cap = f[G["capture"]] - BASE["capture"]
+            if ncap:
+                checked["capture"] += 1
+                assert cap > 0, names
+                assert (cap - 1) % 3 == (0 if ncap == 1 else 1 if ncap <= 3 else 2)
+                kind = (cap - 1) // 3
+                captured_strings = [s for s, n in before_opp.items() if n == 1]
+                if kind == 0:
+                    assert any(last in s for s in captured_strings)
+                else:
+                    assert not any(last in s for s in captured_strings)
+            else:
+                assert cap == 0, names
+            # self-atari: one liberty left and nothing captured
+            sa = f[G["selfatari"]] - BASE["selfatari"]
+            if libs == 1 and ncap == 0:
+                checked["selfatari"] += 1
+                assert sa == (1 if strsize <= 2 else 2), names
+            else:
+                assert sa == 0, names
+            # extension: an own neighbour string was in atari and the joined string has 2+ libs
+            ext = f[G["extension"]] - BASE["extension"]
+            if any(n == 1 for n in before_own.values()) and libs >= 2:
+                checked["extension"] += 1
+                assert ext > 0 and ((ext - 1) % 2 == (1 if libs >= 3 else 0)), names
+            else:
+                assert ext == 0, names
+            # atari: some opponent neighbour string is left with exactly one liberty
+            at = f[G["atari"]] - BASE["atari"]
+            put = [s for s, n in before_opp.items() if n == 2]
+            if put:
+                checked["atari"] += 1
+                for s in put:
+                    assert len(after.liberties(s[0])) == 1
+                assert at == 1 + (2 if b.ko else 0) + (1 if max(map(len, put)) >= 2 else 0), names
+            else:
+                assert at == 0, names
+            # distances and edge
+            for key, w in (("dist1", last), ("dist2", last2)):
+                d = _dist(b, v, w)
+                want = 0 if d is None else (d - 1 if d <= 17 else 17)
+                assert f[G[key]] - BASE[key] == want
+            r, c = parse_vertex(v, size)
+            line = min(r, c, size - 1 - r, size - 1 - c) + 1
+            assert f[G["edge"]] - BASE["edge"] == min(line, 4)
+            assert 1 <= f[G["pat3"]] - BASE["pat3"] <= F.N_PAT3
+    # the random games exercised every tactical feature
+    assert all(n > 0 for n in checked.values()), checked
+
+
+def test_pass_after_pass_and_move_ids():
+    b = Board(9)
+    b.play("E5")
+    assert F.move_ids(b, "pass")[G["pass"]] == BASE["pass"] + 2
+    b.play("pass")
+    assert F.move_ids(b, "pass")[G["pass"]] == BASE["pass"] + 1
+    ids = F.move_ids(b, "D4")
+    assert ids[G["dist1"]] == BASE["dist1"]          # the last move was a pass
+    assert ids[G["dist2"]] == BASE["dist2"] + 2      # D4 to E5: 1 + 1 + 1 = 3
+    with pytest.raises(ValueError):
+        F.move_ids(b, "E5")
+
+
+def test_keys_roundtrip_and_names():
+    b = replay(9, random_game(9, 40, 4))
+    _, ids = F.legal_features(b)
+    assert np.array_equal(F.decode_keys(F.encode_ids(ids)), ids)
+    names = [F.level_name(i) for i in range(F.N_FEATURES)]
+    assert len(set(names)) == F.N_FEATURES
+
+
+def test_extract_game_matches_legal_features():
+    moves = random_game(9, 60, 9)
+    board = Board(9)
+    keys, counts, offs, win, mvn = F.extract_game(board, moves)
+    assert len(offs) == len(moves) + 1 and board.moves == [] and list(mvn) == list(range(len(moves)))
+    b = Board(9)
+    for i, (colour, v) in enumerate(moves):
+        vs, ids = F.legal_features(b, colour)
+        got = F.decode_keys(keys[offs[i]:offs[i + 1]])
+        cnt = counts[offs[i]:offs[i + 1]]
+        expanded = [tuple(t) for t, c in zip(got, cnt) for _ in range(c)]
+        assert sorted(expanded) == sorted(map(tuple, ids))
+        assert len(set(map(tuple, got))) == len(got)
+        assert tuple(got[win[i]]) == tuple(ids[vs.index(v)])
+        b.play(v, colour)
+    with pytest.raises(ValueError, match="move 3 .* occupied"):
+        F.extract_game(Board(9), [("b", "E5"), ("w", "D5"), ("b", "E5")])
+
+
+def test_position_features_speed():
+    """A few microseconds per move at most (debug builds or a loaded machine still pass)."""
+    b = replay(19, random_game(19, 150, 10))
+    per_call, n = F.bench_position(b, 200)
+    assert per_call / n < 5e-6, per_call / n

@@ -61,6 +61,14 @@ class EngineConfig:
     bonus_equiv: float = 1000.0
     fpu: float = 1.0
     verbose: bool = False
+    # the net (gammago/net.py): --mode picks who decides moves
+    mode: str = "rollouts"         # rollouts | net-root | net-policy | gamma-policy
+    model: str = ""                # ONNX model ("" = the shipped one)
+    net_lambda: float = 0.5        # net-root: weight of the net value against rollouts
+    net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
+    net_children: int = 20         # net-root: root moves searched (the net's best)
+
+    MODES = ("rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
                    "bonus_weight", "bonus_equiv", "fpu")
@@ -106,6 +114,18 @@ class EngineConfig:
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
         g.add_argument("--verbose", action="store_true", help="log search details to stderr")
+        n = p.add_argument_group("net")
+        n.add_argument("--mode", choices=EngineConfig.MODES, default=d.mode,
+                       help="rollouts: UCT with rollouts only; net-root: net priors (PUCT) and net "
+                            "values mixed with rollouts at the root; net-policy / gamma-policy: "
+                            "the policy's best move, no search")
+        n.add_argument("--model", default=d.model, help="ONNX net (default: the shipped model)")
+        n.add_argument("--net-lambda", type=float, default=d.net_lambda,
+                       help="net-root: root child value = (1-L) rollouts + L net")
+        n.add_argument("--net-symmetry", choices=("random", "average"), default=d.net_symmetry,
+                       help="one random symmetry per net evaluation, or the average of all 8")
+        n.add_argument("--net-children", type=int, default=d.net_children,
+                       help="net-root: root moves searched (the net's best)")
 
     @classmethod
     def from_args(cls, args):
@@ -126,6 +146,9 @@ class EngineConfig:
             (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
+            (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
+            (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
+            (self.net_children >= 1, f"--net-children must be >= 1, not {self.net_children}"),
         ]
         for ok, msg in checks:
             if not ok:
@@ -220,11 +243,40 @@ class Engine:
         self.clocks = {1: Clock(), 2: Clock()}
         self.search = _tree.Search(self.config.max_nodes, seed=self.config.seed,
                                    **self.config.tree_params())
+        self.net = None
+        if self.config.mode in ("net-root", "net-policy"):
+            self._use_net()
         if self.config.rollout == "gamma":
             self._use_gamma_rollouts()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
         self.last_infos = []
         self.new_game(19, 7.5)
+
+    def _use_net(self):
+        """Load the net (NetError, a ValueError, names the file and the problem); in net-root
+        mode the search becomes gammago.net.RootSearch: PUCT on net priors at the root, one UCT
+        tree per root child below it."""
+        from gammago import net as _net
+        cfg = self.config
+        self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed)
+        if cfg.mode == "net-root":
+            per_child = max(1000, cfg.max_nodes // cfg.net_children)
+            self.search = _net.RootSearch(
+                self.net, lambda: _tree.Search(per_child, seed=cfg.seed, **cfg.tree_params()),
+                lam=cfg.net_lambda, children=cfg.net_children)
+
+    def _policy_move(self, c, emit=None):
+        """--mode net-policy / gamma-policy: the policy's favourite legal move, no search."""
+        from gammago import net as _net
+        b = self.board.copy()
+        b.to_move = c
+        if self.config.mode == "net-policy":
+            move = _net.net_policy_move(self.net, b)
+        else:
+            move = _net.gamma_policy_move(b)
+        if emit is not None:
+            emit([])
+        return move
 
     def _use_gamma_rollouts(self):
         if not hasattr(self.search, "use_gamma_rollouts"):
@@ -332,6 +384,8 @@ class Engine:
                 spend_clock=True):
         t0 = time.perf_counter()
         c = parse_color(color)
+        if self.config.mode in ("net-policy", "gamma-policy"):
+            return self._policy_move(c, emit)
         clock = self.clocks[c]
         empty = int((self.board.to_array() == 0).sum())
         budget = clock.budget(empty, self.config.margin, self.config.move_time)

@@ -1,0 +1,464 @@
+#!/usr/bin/env python
+"""Train gammago's policy/value net on SGF games and export it to ONNX.
+
+    python tools/train_net.py --data ../shared/data --minutes 35 --out models/gammago-net-b4c48.onnx
+
+Needs PyTorch (`pip install torch==2.13.0` or `pip install -e ".[train]"`) and onnx; nothing else in
+gammago imports torch. The input planes come from gammago.planes (the same function the engine
+calls), so a model and the engine see positions identically.
+
+Steps: (1) sample games from the SGF archives, a few positions per game so that no game's result
+dominates the value targets; games are split train / held-out by a hash of their name;
+(2) train a fully convolutional residual net (policy: softmax over points + pass; value: tanh
+through global pooling), each position under a random one of the 8 symmetries, for a bounded
+wall time with a cosine learning-rate schedule over that time; (3) score the held-out positions
+(policy top-1 / top-5, value MSE), draw the loss/accuracy curve, export ONNX with metadata.
+"""
+import argparse
+import io
+import json
+import math
+import os
+import sys
+import tarfile
+import time
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from gammago import planes as P  # noqa: E402
+from gammago.board import Board, format_vertex  # noqa: E402
+
+SIZE = 19                       # the corpus is 19x19; the net itself is size-free
+NPLANES = P.PLANES
+PACKED = (NPLANES * SIZE * SIZE + 7) // 8
+MODEL_FORMAT = "gammago-net 1"  # bump when the ONNX inputs/outputs change meaning
+
+
+# ---------------------------------------------------------------------------------------------
+# The net: a residual tower; both heads are size-free (1x1 convs and global pooling)
+# ---------------------------------------------------------------------------------------------
+class ResBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b1 = nn.BatchNorm2d(c)
+        self.c2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.b2 = nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        return F.relu(x + self.b2(self.c2(y)))
+
+
+class GoNet(nn.Module):
+    """planes [N, NPLANES, H, W] -> (policy logits [N, H*W + 1] (last: pass), value [N] in -1..1
+    for the side to move)."""
+
+    def __init__(self, blocks=4, channels=48, head=32, value_hidden=64):
+        super().__init__()
+        self.blocks, self.channels = blocks, channels
+        self.stem = nn.Sequential(nn.Conv2d(NPLANES, channels, 3, padding=1, bias=False),
+                                  nn.BatchNorm2d(channels), nn.ReLU())
+        self.tower = nn.Sequential(*[ResBlock(channels) for _ in range(blocks)])
+        self.p_conv = nn.Sequential(nn.Conv2d(channels, head, 1, bias=False), nn.BatchNorm2d(head), nn.ReLU())
+        self.p_point = nn.Conv2d(head, 1, 1)
+        self.p_pass = nn.Linear(2 * head, 1)
+        self.v_conv = nn.Sequential(nn.Conv2d(channels, head, 1, bias=False), nn.BatchNorm2d(head), nn.ReLU())
+        self.v_fc = nn.Sequential(nn.Linear(2 * head, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
+
+    @staticmethod
+    def _pool(x):
+        # mean and max over the board: the same size of vector for every board size
+        return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+
+    def forward(self, x):
+        h = self.tower(self.stem(x))
+        p = self.p_conv(h)
+        points = self.p_point(p).flatten(1)
+        policy = torch.cat([points, self.p_pass(self._pool(p))], dim=1)
+        value = torch.tanh(self.v_fc(self._pool(self.v_conv(h)))).squeeze(1)
+        return policy, value
+
+
+def export_onnx(model, path, metadata, opset=17):
+    """Export with dynamic batch and board size, then write the metadata properties."""
+    import onnx
+    model = model.eval()
+    dummy = torch.zeros(1, NPLANES, 9, 9)
+    dummy[:, 2] = 1
+    dummy[:, NPLANES - 1] = 1
+    buf = io.BytesIO()
+    torch.onnx.export(model, (dummy,), buf, dynamo=False, opset_version=opset,
+                      input_names=["planes"], output_names=["policy", "value"],
+                      dynamic_axes={"planes": {0: "batch", 2: "height", 3: "width"},
+                                    "policy": {0: "batch", 1: "moves"}, "value": {0: "batch"}})
+    proto = onnx.load_from_string(buf.getvalue())
+    del proto.metadata_props[:]
+    for k, v in metadata.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = str(k), str(v)
+    onnx.checker.check_model(proto)
+    tmp = path + ".tmp"
+    onnx.save(proto, tmp)
+    os.replace(tmp, path)
+
+
+def base_metadata(model):
+    return {"format": MODEL_FORMAT, "plane_version": P.VERSION, "planes": NPLANES,
+            "board_sizes": "5-19", "trained_board_size": SIZE,
+            "blocks": model.blocks, "channels": model.channels}
+
+
+# ---------------------------------------------------------------------------------------------
+# Data: SGF archives -> sampled positions (packed planes, move index, value target)
+# ---------------------------------------------------------------------------------------------
+def iter_sgf_sources(paths):
+    """(name, bytes) of every .sgf under paths: files, directories, tar archives (read in place)."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _, files in sorted(os.walk(path)):
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if f.endswith(".sgf"):
+                        with open(full, "rb") as fh:
+                            yield full, fh.read()
+                    elif ".tar" in f:
+                        yield from iter_sgf_sources([full])
+        elif ".tar" in os.path.basename(path):
+            with tarfile.open(path, "r:*") as tf:
+                for m in tf:
+                    if m.isfile() and m.name.endswith(".sgf"):
+                        yield f"{path}:{m.name}", tf.extractfile(m).read()
+        elif path.endswith(".sgf"):
+            with open(path, "rb") as fh:
+                yield path, fh.read()
+        else:
+            raise SystemExit(f"train_net: {path}: not an .sgf file, a directory or a tar archive")
+
+
+def read_game(data):
+    """sgfmill game -> (winner 'b'/'w', [(colour, vertex)]) or raise ValueError."""
+    from sgfmill import sgf
+    game = sgf.Sgf_game.from_bytes(data)
+    if game.get_size() != SIZE:
+        raise ValueError(f"size {game.get_size()}")
+    winner = game.get_winner()
+    if winner not in ("b", "w"):
+        raise ValueError("no winner")
+    root = game.get_root()
+    if root.has_setup_stones():
+        raise ValueError("setup stones")
+    moves = []
+    for node in game.get_main_sequence()[1:]:
+        colour, move = node.get_move()
+        if colour is not None:
+            moves.append((colour, format_vertex(move)))
+    return winner, moves
+
+
+def is_heldout(name, permille):
+    return zlib.crc32(name.encode()) % 1000 < permille
+
+
+def positions_of_game(winner, moves, picks):
+    """Replay and return (planes list, move index list, value list) at the move numbers picked."""
+    board = Board(SIZE, 7.5)
+    out_planes, out_moves, out_values = [], [], []
+    picks = sorted(set(picks))
+    j = 0
+    for i, (colour, vertex) in enumerate(moves):
+        if j < len(picks) and picks[j] == i:
+            board.to_move = colour
+            x = P.planes(board)
+            if vertex == "pass":
+                target = SIZE * SIZE
+            else:
+                p = board.point(vertex)
+                target = (p // (SIZE + 2) - 1) * SIZE + (p % (SIZE + 2) - 1)
+            out_planes.append(np.packbits(x.astype(bool).ravel()))
+            out_moves.append(target)
+            out_values.append(1 if colour == winner else -1)
+            j += 1
+            if j == len(picks):
+                break
+        board.play(vertex, colour)
+    return out_planes, out_moves, out_values
+
+
+def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint):
+    """Sample about `games` training games and `heldout_games` held-out games across the whole
+    corpus; per_game positions from each. Returns dict of numpy arrays."""
+    rng = np.random.default_rng(seed)
+    permille = max(1, round(1000 * heldout_games / total_games_hint))
+    p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
+    split = {"train": ([], [], [], []), "heldout": ([], [], [], [])}
+    names = {"train": [], "heldout": []}
+    skipped, seen = 0, 0
+    bar = tqdm(iter_sgf_sources(paths), total=total_games_hint, desc="reading games", unit="game",
+               mininterval=2)
+    for name, data in bar:
+        seen += 1
+        held = is_heldout(name, permille)
+        if not held and rng.random() >= p_train:
+            continue
+        try:
+            winner, moves = read_game(data)
+        except Exception as e:  # noqa: BLE001 (sgfmill raises several kinds)
+            skipped += 1
+            tqdm.write(f"train_net: skipping {name}: {e}")
+            continue
+        if len(moves) < 2:
+            continue
+        which = "heldout" if held else "train"
+        gid = len(names[which])
+        k = min(per_game, len(moves))
+        picks = rng.choice(len(moves), size=k, replace=False)
+        try:
+            xs, ms, vs = positions_of_game(winner, moves, picks)
+        except ValueError as e:
+            skipped += 1
+            tqdm.write(f"train_net: skipping {name}: {e}")
+            continue
+        names[which].append(name)
+        s = split[which]
+        s[0].extend(xs)
+        s[1].extend(ms)
+        s[2].extend(vs)
+        s[3].extend([gid] * len(xs))
+        bar.set_postfix(train=len(names["train"]), heldout=len(names["heldout"]), refresh=False)
+    bar.close()
+    out = {"seen": seen, "skipped": skipped}
+    for which, (xs, ms, vs, gs) in split.items():
+        out[f"{which}_x"] = np.stack(xs) if xs else np.zeros((0, PACKED), np.uint8)
+        out[f"{which}_move"] = np.array(ms, np.int16)
+        out[f"{which}_value"] = np.array(vs, np.int8)
+        out[f"{which}_game"] = np.array(gs, np.int32)
+        out[f"{which}_names"] = np.array(names[which])
+    return out
+
+
+def unpack(packed):
+    n = packed.shape[0]
+    bits = np.unpackbits(packed, axis=1, count=NPLANES * SIZE * SIZE)
+    return bits.reshape(n, NPLANES, SIZE, SIZE).astype(np.float32)
+
+
+# move index permutation per symmetry: SYM_PERM[k][i] = index of move i after symmetry k
+SYM_PERM = np.stack([P.transform_policy(np.arange(SIZE * SIZE + 1), SIZE, k) for k in range(8)]).astype(np.int64)
+
+
+def batch_tensors(data, which, idx, rng, augment):
+    x = unpack(data[f"{which}_x"][idx])
+    move = data[f"{which}_move"][idx].astype(np.int64)
+    value = data[f"{which}_value"][idx].astype(np.float32)
+    if augment:
+        ks = rng.integers(0, 8, size=len(idx))
+        for k in range(1, 8):
+            sel = ks == k
+            if sel.any():
+                x[sel] = P.transform(x[sel], k)
+                move[sel] = SYM_PERM[k][move[sel]]
+    return torch.from_numpy(x), torch.from_numpy(move), torch.from_numpy(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Training and evaluation
+# ---------------------------------------------------------------------------------------------
+@torch.no_grad()
+def evaluate(model, data, limit=None, batch=256):
+    model.eval()
+    n = len(data["heldout_move"]) if limit is None else min(limit, len(data["heldout_move"]))
+    top1 = top5 = 0
+    se = nll = 0.0
+    for s in range(0, n, batch):
+        idx = np.arange(s, min(n, s + batch))
+        x, move, value = batch_tensors(data, "heldout", idx, None, False)
+        logits, v = model(x)
+        nll += F.cross_entropy(logits, move, reduction="sum").item()
+        best5 = logits.topk(5, dim=1).indices
+        top1 += (best5[:, 0] == move).sum().item()
+        top5 += (best5 == move[:, None]).any(dim=1).sum().item()
+        se += ((v - value) ** 2).sum().item()
+    model.train()
+    return {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
+            "policy_nll": nll / n, "value_mse": se / n}
+
+
+def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit):
+    rng = np.random.default_rng(seed + 1)
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
+    ntrain = len(data["train_move"])
+    budget = minutes * 60.0
+    curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
+             "eval_mse": []}
+    ema_loss = ema_acc = None
+    start = time.perf_counter()
+    last_eval = start
+    step = seen = 0
+    bar = tqdm(total=int(budget), desc="training", unit="s", mininterval=5,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}{postfix}]")
+    perm = rng.permutation(ntrain)
+    pos = 0
+    while True:
+        now = time.perf_counter()
+        frac = (now - start) / budget
+        if frac >= 1.0:
+            break
+        # linear warm-up over the first 3%, then cosine to zero at the end of the budget
+        scale = min(1.0, frac / 0.03) * 0.5 * (1 + math.cos(math.pi * frac))
+        for g in opt.param_groups:
+            g["lr"] = lr * scale
+        if pos + batch > ntrain:
+            perm, pos = rng.permutation(ntrain), 0
+        idx = np.sort(perm[pos:pos + batch])
+        pos += batch
+        x, move, value = batch_tensors(data, "train", idx, rng, True)
+        logits, v = model(x)
+        p_loss = F.cross_entropy(logits, move)
+        v_loss = F.mse_loss(v, value)
+        loss = p_loss + value_weight * v_loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        step += 1
+        seen += len(idx)
+        acc = (logits.argmax(1) == move).float().mean().item()
+        ema_loss = loss.item() if ema_loss is None else 0.98 * ema_loss + 0.02 * loss.item()
+        ema_acc = acc if ema_acc is None else 0.98 * ema_acc + 0.02 * acc
+        t = time.perf_counter() - start
+        if step % 10 == 0:
+            curve["t"].append(t)
+            curve["train_loss"].append(ema_loss)
+            curve["train_acc"].append(ema_acc)
+        if time.perf_counter() - last_eval >= eval_every_s:
+            t_eval0 = time.perf_counter()
+            e = evaluate(model, data, eval_limit)
+            curve["eval_t"].append(t)
+            curve["eval_nll"].append(e["policy_nll"])
+            curve["eval_top1"].append(e["policy_top1"])
+            curve["eval_mse"].append(e["value_mse"])
+            tqdm.write(f"train_net: {t / 60:5.1f} min, {seen} positions: held-out top-1 "
+                       f"{e['policy_top1']:.3f} nll {e['policy_nll']:.3f} value MSE {e['value_mse']:.3f}")
+            last_eval = time.perf_counter()
+            start += last_eval - t_eval0  # held-out checks do not eat the training budget
+        bar.n = min(int(budget), int(time.perf_counter() - start))
+        bar.set_postfix(loss=f"{ema_loss:.3f}", acc=f"{ema_acc:.3f}", lr=f"{lr * scale:.4f}", pos=seen, refresh=False)
+        bar.update(0)
+    bar.close()
+    return curve, {"steps": step, "positions_seen": seen, "train_seconds": time.perf_counter() - start}
+
+
+def plot_curve(curve, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    tm = [t / 60 for t in curve["t"]]
+    em = [t / 60 for t in curve["eval_t"]]
+    a1.plot(tm, curve["train_loss"], label="train loss (policy CE + value MSE, EMA)")
+    if em:
+        a1.plot(em, [n + m for n, m in zip(curve["eval_nll"], curve["eval_mse"])], "o-",
+                label="held-out loss")
+    a1.set_xlabel("training minutes")
+    a1.set_ylabel("loss")
+    a1.legend()
+    a2.plot(tm, curve["train_acc"], label="train top-1 (EMA, augmented)")
+    if em:
+        a2.plot(em, curve["eval_top1"], "o-", label="held-out top-1")
+    a2.set_xlabel("training minutes")
+    a2.set_ylabel("policy top-1")
+    a2.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", nargs="+", default=["../shared/data"],
+                    help="SGF files, directories or tar archives (read in place)")
+    ap.add_argument("--out", default="models/gammago-net.onnx", help="ONNX file to write")
+    ap.add_argument("--games", type=int, default=30000, help="training games sampled across the corpus")
+    ap.add_argument("--heldout-games", type=int, default=1500, help="held-out games (split by name hash)")
+    ap.add_argument("--per-game", type=int, default=4, help="positions sampled per game")
+    ap.add_argument("--total-games", type=int, default=169924, help="games in --data (for the sampling rate)")
+    ap.add_argument("--cache", default=None, help="npz of the sampled positions (made if missing)")
+    ap.add_argument("--blocks", type=int, default=4)
+    ap.add_argument("--channels", type=int, default=48)
+    ap.add_argument("--minutes", type=float, default=30.0, help="training wall time")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--weight-decay", type=float, default=1e-4)
+    ap.add_argument("--value-weight", type=float, default=1.0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--eval-every", type=float, default=180.0, help="seconds between held-out checks")
+    ap.add_argument("--eval-limit", type=int, default=2000, help="held-out positions per periodic check")
+    ap.add_argument("--heldout-list", default=None, help="write the held-out game names here")
+    args = ap.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as z:
+            data = {k: z[k] for k in z.files}
+        print(f"train_net: positions from {args.cache}", file=sys.stderr)
+    else:
+        data = build_dataset(args.data, args.games, args.per_game, args.heldout_games, args.seed, args.total_games)
+        if args.cache:
+            np.savez(args.cache, **data)
+    prep_s = time.perf_counter() - t0
+    ntr, nho = len(data["train_move"]), len(data["heldout_move"])
+    print(f"train_net: {ntr} training positions from {len(data['train_names'])} games, {nho} held-out "
+          f"positions from {len(data['heldout_names'])} games ({prep_s:.0f} s)", file=sys.stderr)
+    if ntr == 0 or nho == 0:
+        raise SystemExit("train_net: no training or no held-out positions; check --data")
+    if args.heldout_list:
+        with open(args.heldout_list, "w") as fh:
+            fh.write("\n".join(str(n) for n in data["heldout_names"]) + "\n")
+
+    model = GoNet(args.blocks, args.channels)
+    nparams = sum(p.numel() for p in model.parameters())
+    curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
+                         args.value_weight, args.seed, args.eval_every, args.eval_limit)
+    final = evaluate(model, data)
+    print(f"train_net: held-out ({final['positions']} positions): top-1 {final['policy_top1']:.4f} "
+          f"top-5 {final['policy_top5']:.4f} value MSE {final['value_mse']:.4f}", file=sys.stderr)
+
+    stem = os.path.splitext(args.out)[0]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    plot_curve(curve, stem + ".png", f"{os.path.basename(stem)}: {args.blocks} blocks x {args.channels} channels")
+    command = "python tools/train_net.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    meta = base_metadata(model)
+    meta.update({
+        "heldout_policy_top1": f"{final['policy_top1']:.4f}",
+        "heldout_policy_top5": f"{final['policy_top5']:.4f}",
+        "heldout_value_mse": f"{final['value_mse']:.4f}",
+        "heldout_positions": final["positions"],
+        "heldout_games": len(data["heldout_names"]),
+        "train_positions": ntr, "train_games": len(data["train_names"]),
+        "positions_seen": stats["positions_seen"], "train_minutes": f"{stats['train_seconds'] / 60:.1f}",
+        "parameters": nparams, "data": " ".join(os.path.basename(os.path.normpath(d)) for d in args.data),
+        "command": command, "torch": torch.__version__,
+    })
+    export_onnx(model, args.out, meta)
+    torch.save(model.state_dict(), stem + ".pt")
+    summary = dict(meta, curve=curve, prep_seconds=round(prep_s, 1), steps=stats["steps"])
+    with open(stem + ".json", "w") as fh:
+        json.dump(summary, fh, indent=1)
+    print(f"train_net: wrote {args.out}, {stem}.png, {stem}.json, {stem}.pt", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,6 +9,8 @@ import sys
 # (name, module, one-line help)
 COMMANDS = [
     ("bench", "gammago.bench", "playout and search speed figures (median of several runs)"),
+    ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
+    ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
 ]
 
 

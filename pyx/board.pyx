@@ -870,19 +870,31 @@ cdef class Board:
         self.moves.pop()
 
     def setup(self, black=(), white=()):
-        """Place setup stones (handicap, SGF AB/AW) without making moves."""
-        cdef int p, c
-        for color, vertices in ((BLACK, black), (WHITE, white)):
-            for v in vertices:
-                p = self._point(v)
-                c = color
-                if p == PASS:
-                    raise ValueError("pass is not a setup stone")
-                if self.b.color[p] != EMPTY:
-                    raise IllegalMoveError(v, "occupied")
-                if board_check_move(self.b, p, c, False) == MOVE_SUICIDE:
-                    raise IllegalMoveError(v, "suicide")
-                board_place_setup(self.b, p, c)
+        """Place setup stones (handicap, SGF AB/AW) without making moves. All or nothing: a bad
+        stone (off the board, occupied, suicide, or one that would capture) raises ValueError
+        and leaves the board as it was."""
+        cdef int p, c, k, q
+        cdef bytes snap = self._snapshot()
+        try:
+            for color, vertices in ((BLACK, black), (WHITE, white)):
+                for v in vertices:
+                    p = self._point(v)
+                    c = color
+                    if p == PASS:
+                        raise ValueError("pass is not a setup stone")
+                    if self.b.color[p] != EMPTY:
+                        raise IllegalMoveError(v, "occupied")
+                    for k in range(4):
+                        q = p + self.b.off[k]
+                        if self.b.color[q] == 3 - c and self.b.nlibs[self.b.head[q]] == 1:
+                            raise ValueError(f"setup stone {v} would capture the string at "
+                                             f"{self.vertex(q)}: setup stones never capture")
+                    if board_check_move(self.b, p, c, False) == MOVE_SUICIDE:
+                        raise IllegalMoveError(v, "suicide")
+                    board_place_setup(self.b, p, c)
+        except BaseException:
+            self._restore(snap)
+            raise
         self._undo = []
 
     def copy(self):
@@ -945,10 +957,16 @@ cdef class Board:
 
     def code(self, vertex):
         """The incrementally kept 3x3 code of a point (see board.pxd for the layout)."""
-        return self.b.code[self._point(vertex)]
+        cdef int p = self._point(vertex)
+        if p == PASS:
+            raise ValueError("pass has no 3x3 code")
+        return self.b.code[p]
 
     def is_eye(self, vertex, color):
-        return bool(board_is_eye(self.b, self._point(vertex), parse_color(color)))
+        cdef int p = self._point(vertex)
+        if p == PASS:
+            raise ValueError("pass is not a point: it cannot be an eye")
+        return bool(board_is_eye(self.b, p, parse_color(color)))
 
     def check(self):
         """Compare every incremental structure with a recomputation; AssertionError if not."""

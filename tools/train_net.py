@@ -22,6 +22,7 @@ import os
 import sys
 import tarfile
 import time
+import warnings
 import zlib
 
 import numpy as np
@@ -96,10 +97,12 @@ def export_onnx(model, path, metadata, opset=17):
     dummy[:, 2] = 1
     dummy[:, NPLANES - 1] = 1
     buf = io.BytesIO()
-    torch.onnx.export(model, (dummy,), buf, dynamo=False, opset_version=opset,
-                      input_names=["planes"], output_names=["policy", "value"],
-                      dynamic_axes={"planes": {0: "batch", 2: "height", 3: "width"},
-                                    "policy": {0: "batch", 1: "moves"}, "value": {0: "batch"}})
+    with warnings.catch_warnings():  # the TorchScript exporter (no onnxscript needed) is deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (dummy,), buf, dynamo=False, opset_version=opset,
+                          input_names=["planes"], output_names=["policy", "value"],
+                          dynamic_axes={"planes": {0: "batch", 2: "height", 3: "width"},
+                                        "policy": {0: "batch", 1: "moves"}, "value": {0: "batch"}})
     proto = onnx.load_from_string(buf.getvalue())
     del proto.metadata_props[:]
     for k, v in metadata.items():

@@ -1,0 +1,196 @@
+"""The ONNX policy/value net: export fidelity (when torch is installed), the runtime's checks on
+model files, symmetry handling, the engine's net modes and the net's predict scoring."""
+import importlib.util
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from gammago import net as N
+from gammago import planes as P
+from gammago.board import Board
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHIPPED = N.DEFAULT_MODEL
+FIXTURE = os.path.join(ROOT, "tests", "data", "2003-10-23-9.sgf")
+
+needs_model = pytest.mark.skipif(not os.path.exists(SHIPPED), reason="shipped model missing")
+
+
+def position(size, moves=("D4", "F6", "C6", "pass", "E3")):
+    b = Board(size)
+    for v in moves:
+        b.play(v)
+    return b
+
+
+def test_cuda_probe_is_quiet(capfd):
+    N._PROVIDERS = None
+    provs = N.providers()
+    assert provs[-1] == "CPUExecutionProvider"
+    err = capfd.readouterr()
+    assert "Failed" not in err.err + err.out and "cuda" not in (err.err + err.out).lower()
+
+
+def test_export_matches_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    spec = importlib.util.spec_from_file_location("train_net", os.path.join(ROOT, "tools", "train_net.py"))
+    T = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(T)
+    torch.manual_seed(0)
+    model = T.GoNet(blocks=1, channels=8, head=4, value_hidden=8)
+    with torch.no_grad():   # non-trivial batch-norm statistics, so folding them is tested too
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.2, 0.2)
+    model.eval()
+    path = str(tmp_path / "tiny.onnx")
+    T.export_onnx(model, path, T.base_metadata(model))
+    net = N.Net(path)
+    assert net.metadata["plane_version"] == str(P.VERSION)
+    rng = np.random.default_rng(1)
+    for size, batch in ((9, 3), (19, 2), (13, 1)):
+        x = (rng.random((batch, P.PLANES, size, size)) < 0.4).astype(np.float32)
+        logits, value = net.run(x)
+        with torch.no_grad():
+            tl, tv = model(torch.from_numpy(x))
+        assert logits.shape == (batch, size * size + 1) and value.shape == (batch,)
+        np.testing.assert_allclose(logits, tl.numpy(), atol=1e-4, rtol=1e-4)
+        np.testing.assert_allclose(value, tv.numpy(), atol=1e-5)
+
+
+@needs_model
+def test_shipped_model_evaluates_batches_of_any_size():
+    net = N.Net(SHIPPED, seed=3)
+    for size in (9, 19):
+        boards = [position(size), Board(size)]
+        probs, values = net.evaluate(boards)
+        assert probs.shape == (2, size * size + 1) and values.shape == (2,)
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+        assert np.all(np.abs(values) <= 1.0)
+    b = position(9)
+    pri = net.priors(b)
+    assert set(pri) == set(b.legal_moves()) | {"pass"}
+    assert abs(sum(pri.values()) - 1.0) < 1e-9
+    assert net.best_move(b) in b.legal_moves()
+    kids = net.child_values(b, ["A1", "G7"])
+    assert set(kids) == {"A1", "G7"} and all(-1 <= v <= 1 for v in kids.values())
+
+
+@needs_model
+def test_average_of_8_symmetries_is_equivariant():
+    net = N.Net(SHIPPED, symmetry="average")
+    x = P.planes(position(9))[None]
+    probs, value = net.evaluate_planes(x)
+    for k in (1, 5, 6):
+        pk, vk = net.evaluate_planes(P.transform(x, k))
+        np.testing.assert_allclose(pk, P.transform_policy(probs, 9, k), atol=1e-5)
+        np.testing.assert_allclose(vk, value, atol=1e-5)
+
+
+def test_missing_and_corrupt_models_are_refused(tmp_path):
+    with pytest.raises(N.NetError, match="no such model file"):
+        N.Net(str(tmp_path / "none.onnx"))
+    bad = tmp_path / "garbage.onnx"
+    bad.write_bytes(b"this is not a protobuf\x00\xff" * 10)
+    with pytest.raises(N.NetError, match=f"{bad}: not a usable ONNX model"):
+        N.Net(str(bad))
+    with pytest.raises(ValueError, match="symmetry"):
+        N.Net(str(bad), symmetry="sometimes")
+
+
+@needs_model
+def test_truncated_and_mismatched_models_are_refused(tmp_path):
+    data = open(SHIPPED, "rb").read()
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(N.NetError, match=f"{cut}: not a usable ONNX model"):
+        N.Net(str(cut))
+    # metadata entries are key (field 1) / value (field 2) strings: change values in place
+    key = b"plane_version\x12\x01" + str(P.VERSION).encode()
+    assert key in data
+    other = tmp_path / "planes9.onnx"
+    other.write_bytes(data.replace(key, key[:-1] + b"9"))
+    with pytest.raises(N.NetError, match=f"{other}: input plane version '9'"):
+        N.Net(str(other))
+    fmt = N.MODEL_FORMAT.encode()
+    assert fmt in data
+    old = tmp_path / "format.onnx"
+    old.write_bytes(data.replace(fmt, fmt[:-1] + b"7"))
+    with pytest.raises(N.NetError, match="model format"):
+        N.Net(str(old))
+
+
+def test_engine_runs_without_a_model_file(tmp_path):
+    from gammago.engine import Engine, EngineConfig
+    e = Engine(EngineConfig(mode="rollouts", model=str(tmp_path / "absent.onnx"), playouts=100))
+    e.new_game(9, 7.5)
+    assert e.net is None
+    assert e.genmove("b") in Board(9).legal_moves()
+
+
+def test_engine_refuses_a_corrupt_model(tmp_path):
+    from gammago.engine import Engine, EngineConfig
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage")
+    for mode in ("net-root", "net-policy"):
+        with pytest.raises(ValueError, match=str(bad)):
+            Engine(EngineConfig(mode=mode, model=str(bad)))
+    with pytest.raises(ValueError, match="--net-lambda"):
+        EngineConfig(net_lambda=1.5).validate()
+
+
+@needs_model
+@pytest.mark.parametrize("mode", ["net-root", "net-policy"])
+def test_engine_net_modes_play_legal_moves(mode):
+    from gammago.engine import Engine, EngineConfig
+    e = Engine(EngineConfig(mode=mode, playouts=300, net_children=6, seed=5))
+    e.new_game(9, 7.5)
+    for colour in "bwbw":
+        before = e.board.copy()
+        move = e.genmove(colour)
+        assert move in before.legal_moves()
+    if mode == "net-root":
+        infos = e.last_infos
+        assert infos and sum(d["visits"] for d in infos) >= 300
+        assert all(0 <= d["winrate"] <= 1 and 0 <= d["prior"] <= 1 for d in infos)
+        assert len(infos) <= 6
+        assert e.search.playouts >= 300
+
+
+@needs_model
+def test_root_search_mixes_net_value_and_rollouts():
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    b = position(9)
+    only_net = N.RootSearch(net, lambda: tree.Search(5000, seed=1), lam=1.0, children=4)
+    only_net.set_root(b)
+    only_net.run(1, 200)
+    for k in only_net.kids:
+        assert abs(only_net.q(k) - k["net"]) < 1e-12      # lambda 1: the net alone
+    mixed = N.RootSearch(net, lambda: tree.Search(5000, seed=1), lam=0.5, children=4)
+    mixed.set_root(b)
+    mixed.run(1, 200)
+    k = max(mixed.kids, key=lambda k: k["visits"])
+    r = mixed._rollout_rate(k)
+    assert r is not None and abs(mixed.q(k) - (0.5 * r + 0.5 * k["net"])) < 1e-12
+    assert mixed.playouts >= 200 and mixed.ownership().shape == (9, 9)
+
+
+@needs_model
+def test_net_predict_scores_a_game():
+    from gammago import sgf
+    game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))
+    res = N.evaluate_game(N.Net(SHIPPED, seed=1), game)
+    n = len(game.moves)
+    assert len(res["greater"]) == n == len(res["log_evidence"])
+    assert np.all(res["greater"] >= 0) and np.all(res["equal"] >= 0)
+    assert np.all(res["log_evidence"] <= 1e-9)
+    from gammago import predict
+    s = predict.summarize([res], 1)
+    assert s["positions"] == n and 0 <= s["top1"] <= s["top5"] <= 1

@@ -11,8 +11,8 @@ Every command that fails answers `?` and leaves the game as it was. The engine (
 interface in ENGINE_API.md) owns the game; this module only parses, checks and formats.
 stdout belongs to the protocol: anything else (logs, warnings, stray prints) goes to stderr.
 """
-import io
 import logging
+import os
 import queue
 import sys
 import threading
@@ -168,12 +168,29 @@ class Gtp:
         return self._lines.get()
 
     def serve(self, inp=None):
-        """Answer commands from inp (default stdin) until quit or end of input."""
-        inp = inp if inp is not None else sys.stdin
+        """Answer commands from inp (an iterable of lines; default: the stdin file descriptor)
+        until quit or end of input."""
+
+        def lines_of_fd(fd):
+            # unbuffered reads: a daemon thread blocked here holds no lock of sys.stdin, so the
+            # interpreter can exit at `quit` while the controller keeps our stdin open
+            buf = b""
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    yield line.decode("utf-8", "replace") + "\n"
+            if buf:
+                yield buf.decode("utf-8", "replace")
+
+        source = lines_of_fd(sys.stdin.fileno()) if inp is None else inp
 
         def reader():
             try:
-                for raw in inp:
+                for raw in source:
                     self._lines.put(raw)
             except (OSError, ValueError) as e:      # closed or broken input
                 log.warning("gtp: input ends: %s", e)
@@ -633,10 +650,9 @@ def main(args):
     # stdout is the protocol's: keep the real one, send every stray print to stderr
     out = sys.stdout
     sys.stdout = sys.stderr
-    inp = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     log.info("gammago %s ready (GTP v2)", engine.version)
     try:
-        return Gtp(engine, out).serve(inp)
+        return Gtp(engine, out).serve()
     except BrokenPipeError:
         return 0
     finally:

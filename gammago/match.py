@@ -136,10 +136,13 @@ class GtpProcess:
     def __init__(self, argv, label):
         self.label = label
         self.argv = argv
+        env = dict(os.environ)     # `python -m gammago` finds this gammago wherever it runs
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, bufsize=1,
-                                         encoding="utf-8", errors="replace")
+                                         encoding="utf-8", errors="replace", env=env)
         except OSError as e:
             raise EngineFailure("crash", f"{label}: cannot start {argv[0]}: {e.strerror or e}") from None
         self.lines = queue.Queue()
@@ -149,13 +152,23 @@ class GtpProcess:
         self.started = False
 
     def _read_out(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\r\n"))
-        self.lines.put(None)
+        try:
+            for line in self.proc.stdout:
+                self.lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.lines.put(None)
+            self.proc.stdout.close()
 
     def _read_err(self):
-        for line in self.proc.stderr:
-            self.stderr_tail.append(line.rstrip("\n"))
+        try:
+            for line in self.proc.stderr:
+                self.stderr_tail.append(line.rstrip("\n"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.proc.stderr.close()
 
     def _crash(self, what):
         self.proc.poll()
@@ -218,11 +231,10 @@ class GtpProcess:
                 self.proc.wait(QUIT_WAIT_S)
             except subprocess.TimeoutExpired:
                 pass
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
+        try:
+            self.proc.stdin.close()      # stdout and stderr close in their reader threads at EOF
+        except (OSError, ValueError):
+            pass
 
 
 # --- one game -----------------------------------------------------------------------------------

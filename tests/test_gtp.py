@@ -1,0 +1,528 @@
+"""GTP conformance suite for `gammago gtp`, run against the real Engine (tiny fixed budgets).
+
+Every command of the GTP v2 set and our extensions; ids; the preprocessing rules; and every
+error (unknown command, bad vertex, illegal move, bad boardsize, ...) answers `?` with a message
+and leaves the game exactly as it was.
+"""
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+from sgfmill import sgf as sgfmill_sgf
+
+from gammago.engine import Engine, EngineConfig
+from gammago.gtp import Gtp, fixed_handicap_vertices, info_line
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
+INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ prior \d+ lcb \d+ order \d+ pv(?: {VERTEX})+")
+
+REQUIRED = """protocol_version name version known_command list_commands quit boardsize clear_board
+komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
+set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
+kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze gogui-analyze_commands""".split()
+
+
+def make_gtp(playouts=40):
+    engine = Engine(EngineConfig(playouts=playouts, seed=1, max_nodes=20000))
+    return Gtp(engine, io.StringIO())
+
+
+@pytest.fixture
+def g():
+    gtp = make_gtp()
+    gtp.execute("boardsize 9")
+    gtp.execute("komi 7")
+    return gtp
+
+
+def ok(gtp, line):
+    reply = gtp.execute(line)
+    assert reply is not None and reply.startswith("="), f"{line!r} -> {reply!r}"
+    assert reply.endswith("\n\n") and "\n\n" not in reply[:-2], f"blank line inside: {reply!r}"
+    return reply[1:].lstrip("0123456789").strip()
+
+
+def err(gtp, line):
+    reply = gtp.execute(line)
+    assert reply is not None and reply.startswith("?"), f"{line!r} -> {reply!r}"
+    assert reply.endswith("\n\n")
+    msg = reply[1:].lstrip("0123456789").strip()
+    assert msg, f"{line!r}: an error needs a message"
+    return msg
+
+
+def state(gtp):
+    b = gtp.engine.board
+    return (b.size, b.komi, b.to_move, list(b.moves), b.to_array().tolist(), b.captures("b"),
+            b.captures("w"), b.hash, list(gtp.setup_black), gtp.handicap)
+
+
+def midgame(gtp):
+    for line in ["play b E5", "play w D5", "play b D4", "play w C4", "play b E4", "play w D6"]:
+        ok(gtp, line)
+
+
+# --- administrative ----------------------------------------------------------------------
+def test_admin_commands(g):
+    assert ok(g, "protocol_version") == "2"
+    assert ok(g, "name") == "gammago"
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", ok(g, "version"))
+    listed = ok(g, "list_commands").split("\n")
+    for c in REQUIRED:
+        assert c in listed, c
+        assert ok(g, f"known_command {c}") == "true"
+    assert ok(g, "known_command frobnicate") == "false"
+    float(ok(g, "cputime"))
+
+
+def test_ids_and_preprocessing(g):
+    assert g.execute("17 name") == "=17 gammago\n\n"
+    assert g.execute("18 frobnicate") == "?18 unknown command\n\n"
+    assert g.execute("") is None
+    assert g.execute("   ") is None
+    assert g.execute("# a comment") is None
+    assert g.execute("name # trailing comment") == "= gammago\n\n"
+    assert g.execute("\tname\t\r\n") == "= gammago\n\n"                    # HT -> space, CR gone
+    assert g.execute("na\x01me\x7f") == "= gammago\n\n"                    # control chars removed
+    assert g.execute("5\tplay\tB\te5") == "=5\n\n"                        # tabs split arguments
+    assert g.engine.board.color_at("E5") == "b"
+    assert g.execute("6").startswith("?6 ")
+
+
+def test_unknown_command_keeps_state(g):
+    midgame(g)
+    before = state(g)
+    assert err(g, "frobnicate E5") == "unknown command"
+    assert state(g) == before
+
+
+# --- setup -------------------------------------------------------------------------------------
+def test_boardsize_and_errors(g):
+    midgame(g)
+    before = state(g)
+    for bad in ("boardsize 30", "boardsize 4", "boardsize 0", "boardsize -9"):
+        assert err(g, bad) == "unacceptable size"
+        assert state(g) == before
+    for bad in ("boardsize x", "boardsize", "boardsize 9 9"):
+        assert "syntax error" in err(g, bad)
+        assert state(g) == before
+    ok(g, "boardsize 13")
+    b = g.engine.board
+    assert b.size == 13 and b.moves == [] and b.komi == 7 and not b.stones("b")
+    ok(g, "boardsize 5")
+    ok(g, "boardsize 19")
+    assert g.engine.board.size == 19
+
+
+def test_clear_board_keeps_size_and_komi(g):
+    ok(g, "komi 6.5")
+    midgame(g)
+    ok(g, "clear_board")
+    b = g.engine.board
+    assert (b.size, b.komi, b.moves, b.to_move) == (9, 6.5, [], "b")
+    assert not b.stones("b") and not b.stones("w")
+
+
+def test_komi(g):
+    ok(g, "komi -3.5")
+    assert g.engine.board.komi == -3.5
+    before = state(g)
+    for bad in ("komi x", "komi", "komi nan", "komi 1 2"):
+        err(g, bad)
+        assert state(g) == before
+
+
+# --- play, genmove, undo -------------------------------------------------------------------
+def test_play_case_insensitive(g):
+    ok(g, "play B e5")
+    ok(g, "play white D5")
+    ok(g, "play BLACK c3")
+    ok(g, "play W pass")
+    ok(g, "play b PASS")
+    b = g.engine.board
+    assert b.color_at("E5") == "b" and b.color_at("D5") == "w" and b.color_at("C3") == "b"
+    assert b.moves[-2:] == [("w", "pass"), ("b", "pass")]
+
+
+@pytest.mark.parametrize("line, expect", [
+    ("play b E5", "illegal move"),                 # occupied
+    ("play w E5", "illegal move"),
+    ("play b Z1", "invalid vertex"),
+    ("play b J10", "invalid vertex"),              # off a 9x9 board
+    ("play b I5", "invalid vertex"),               # there is no I column
+    ("play b A0", "invalid vertex"),
+    ("play b 55", "invalid vertex"),
+    ("play x E5", "invalid color"),
+    ("play b", "syntax error"),
+    ("play", "syntax error"),
+    ("play b A1 A2", "syntax error"),
+])
+def test_play_errors_keep_state(g, line, expect):
+    midgame(g)
+    before = state(g)
+    assert err(g, line).startswith(expect)
+    assert state(g) == before
+
+
+def test_suicide_and_ko_are_illegal(g):
+    # White stones around A1 make it suicide for Black; then a ko on the edge.
+    for line in ["play w A2", "play w B1"]:
+        ok(g, line)
+    before = state(g)
+    assert err(g, "play b A1") == "illegal move"
+    assert state(g) == before
+    ok(g, "clear_board")
+    # ko: B at D5 E6 E4 F5(later), W at E5.. standard shape
+    for line in ["play b D5", "play w E5", "play b E6", "play w F6", "play b E4", "play w F4",
+                 "play b A9", "play w G5", "play b F5"]:       # B captures E5
+        ok(g, line)
+    assert g.engine.board.color_at("E5") == "."
+    before = state(g)
+    assert err(g, "play w E5") == "illegal move"                # immediate retake: ko
+    assert state(g) == before
+
+
+def test_genmove_plays_a_legal_move(g):
+    midgame(g)
+    n = len(g.engine.board.moves)
+    move = ok(g, "genmove b")
+    assert re.fullmatch(VERTEX + "|resign", move)
+    b = g.engine.board
+    assert len(b.moves) == n + 1 and b.moves[-1] == ("b", move)
+    assert b.color_at(move) == "b"
+    move = ok(g, "genmove WHITE")
+    assert g.engine.board.moves[-1] == ("w", move)
+    before = state(g)
+    for bad in ("genmove", "genmove x", "genmove b w"):
+        err(g, bad)
+        assert state(g) == before
+
+
+def test_reg_genmove_plays_nothing(g):
+    midgame(g)
+    before = state(g)
+    move = ok(g, "reg_genmove b")
+    assert re.fullmatch(VERTEX, move)
+    assert g.engine.board.is_legal(move, "b") or move == "pass"
+    assert state(g) == before
+
+
+def test_kgs_genmove_cleanup(g):
+    midgame(g)
+    move = ok(g, "kgs-genmove_cleanup w")
+    assert re.fullmatch(VERTEX, move)
+    assert g.engine.board.moves[-1] == ("w", move)
+
+
+def test_undo(g):
+    assert err(g, "undo") == "cannot undo"
+    before = state(g)
+    ok(g, "play b E5")
+    ok(g, "play w D5")
+    ok(g, "undo")
+    ok(g, "undo")
+    assert state(g) == before
+    assert err(g, "undo") == "cannot undo"
+    assert state(g) == before
+
+
+# --- state and scoring -------------------------------------------------------------------
+def test_showboard_and_list_stones(g):
+    midgame(g)
+    reply = g.execute("showboard")
+    assert reply.startswith("= \n") and reply.endswith("\n\n") and "\n\n" not in reply[:-2]
+    assert "X" in reply and "O" in reply and "A B C D E F G H J" in reply
+    assert set(ok(g, "list_stones b").split()) == {"E5", "D4", "E4"}
+    assert set(ok(g, "list_stones white").split()) == {"D5", "C4", "D6"}
+    err(g, "list_stones x")
+
+
+DEAD_STONE_SGF = (b"(;GM[1]FF[4]SZ[9]KM[7]AB[ca][cb][cc][cd][ce][cf][cg][ch][ci]"
+                  b"AW[da][db][dc][dd][de][df][dg][dh][di][ae];B[tt];W[tt])")
+
+
+def test_final_score_and_status(g, tmp_path):
+    assert ok(g, "final_score") == "W+7"                          # empty board, komi 7
+    path = tmp_path / "dead.sgf"
+    path.write_bytes(DEAD_STONE_SGF)
+    ok(g, f"loadsgf {path}")
+    # Black: column C and the 18 points left of it, where White's A5 is dead; White: D to J.
+    assert ok(g, "final_status_list dead") == "A5"
+    alive = ok(g, "final_status_list alive").split("\n")
+    assert len(alive) == 2                                         # one string per line
+    assert {frozenset(l.split()) for l in alive} == {
+        frozenset(f"C{i}" for i in range(1, 10)), frozenset(f"D{i}" for i in range(1, 10))}
+    assert ok(g, "final_status_list seki") == ""
+    assert ok(g, "final_score") == "W+34"             # 27 - 54 - 7
+    before = state(g)
+    for bad in ("final_status_list", "final_status_list zombie"):
+        err(g, bad)
+        assert state(g) == before
+
+
+# --- handicap ------------------------------------------------------------------------------------
+GNUGO_19 = {2: "Q16 D4", 3: "D16 Q16 D4", 4: "D16 Q16 D4 Q4", 5: "D16 Q16 K10 D4 Q4",
+            9: "D16 K16 Q16 D10 K10 Q10 D4 K4 Q4"}      # GNU Go 3.8's answers (sorted differently)
+
+
+def test_fixed_handicap_positions():
+    for n, expect in GNUGO_19.items():
+        assert set(fixed_handicap_vertices(19, n)) == set(expect.split())
+    assert set(fixed_handicap_vertices(19, 6)) == {"D4", "Q16", "D16", "Q4", "D10", "Q10"}
+    assert set(fixed_handicap_vertices(19, 8)) == {"D4", "Q16", "D16", "Q4", "D10", "Q10", "K4", "K16"}
+    assert set(fixed_handicap_vertices(13, 9)) == set("D10 G10 K10 D7 G7 K7 D4 G4 K4".split())
+    assert set(fixed_handicap_vertices(9, 5)) == set("C7 G7 E5 C3 G3".split())
+    assert set(fixed_handicap_vertices(7, 4)) == set("C5 E5 C3 E3".split())
+    assert set(fixed_handicap_vertices(8, 2)) == {"F6", "C3"}
+    assert set(fixed_handicap_vertices(10, 4)) == set("C8 H8 C3 H3".split())
+
+
+def test_fixed_handicap_command(g):
+    assert set(ok(g, "fixed_handicap 4").split()) == {"C3", "G7", "C7", "G3"}
+    b = g.engine.board
+    assert set(b.stones("b")) == {"C3", "G7", "C7", "G3"} and b.to_move == "w"
+    before = state(g)
+    assert err(g, "fixed_handicap 2") == "board not empty"
+    assert state(g) == before
+    ok(g, "clear_board")
+    before = state(g)
+    for bad in ("fixed_handicap 1", "fixed_handicap 10", "fixed_handicap x", "fixed_handicap"):
+        err(g, bad)
+        assert state(g) == before
+    ok(g, "boardsize 8")
+    err(g, "fixed_handicap 5")                      # even sizes: at most 4
+    ok(g, "boardsize 6")
+    err(g, "fixed_handicap 2")                      # no fixed handicap below 7x7
+
+
+def test_place_free_handicap(g):
+    stones = ok(g, "place_free_handicap 3").split()
+    assert len(stones) == 3 == len(set(stones))
+    assert set(g.engine.board.stones("b")) == set(stones) and g.engine.board.to_move == "w"
+    before = state(g)
+    assert err(g, "place_free_handicap 2") == "board not empty"
+    assert state(g) == before
+    ok(g, "clear_board")
+    for bad in ("place_free_handicap 1", "place_free_handicap 81", "place_free_handicap x"):
+        err(g, bad)
+        assert not g.engine.board.stones("b")
+
+
+def test_set_free_handicap(g):
+    ok(g, "set_free_handicap c3 G7 e5")
+    assert set(g.engine.board.stones("b")) == {"C3", "G7", "E5"}
+    assert g.engine.board.to_move == "w"
+    ok(g, "play w D4")
+    before = state(g)
+    assert err(g, "set_free_handicap A1 B2") == "board not empty"
+    assert state(g) == before
+    ok(g, "clear_board")
+    before = state(g)
+    for bad in ("set_free_handicap A1", "set_free_handicap A1 A1", "set_free_handicap A1 pass",
+                "set_free_handicap A1 Z9", "set_free_handicap"):
+        err(g, bad)
+        assert state(g) == before
+
+
+# --- SGF -------------------------------------------------------------------------------------------
+GAME_SGF = b"(;GM[1]FF[4]SZ[9]KM[6.5]HA[2]AB[cc][gg];W[ee];B[ce];W[dd];B[tt];W[ec])"
+
+
+def test_loadsgf(g, tmp_path):
+    path = tmp_path / "game.sgf"
+    path.write_bytes(GAME_SGF)
+    ok(g, "boardsize 13")
+    ok(g, f"loadsgf {path}")
+    b = g.engine.board
+    assert (b.size, b.komi) == (9, 6.5)
+    assert set(b.stones("b")) == {"C7", "G3", "C5"}
+    assert b.moves == [("w", "E5"), ("b", "C5"), ("w", "D6"), ("b", "pass"), ("w", "E7")]
+    assert b.to_move == "b"
+    ok(g, f"loadsgf {path} 3")                       # the position before move 3
+    b = g.engine.board
+    assert b.moves == [("w", "E5"), ("b", "C5")] and b.to_move == "w"
+    ok(g, f"loadsgf {path} 1")
+    b = g.engine.board
+    assert b.moves == [] and set(b.stones("b")) == {"C7", "G3"} and b.to_move == "w"
+    ok(g, f"loadsgf {path} 99")
+    assert len(g.engine.board.moves) == 5
+
+
+def test_loadsgf_errors_keep_state(g, tmp_path):
+    midgame(g)
+    before = state(g)
+    bad_move = tmp_path / "illegal.sgf"
+    bad_move.write_bytes(b"(;GM[1]FF[4]SZ[9];B[ee];W[ee])")
+    garbage = tmp_path / "garbage.sgf"
+    garbage.write_bytes(b"this is not sgf")
+    big = tmp_path / "big.sgf"
+    big.write_bytes(b"(;GM[1]FF[4]SZ[25];B[aa])")
+    for line in (f"loadsgf {tmp_path / 'missing.sgf'}", f"loadsgf {bad_move}", f"loadsgf {garbage}",
+                 f"loadsgf {big}", f"loadsgf {bad_move} x", f"loadsgf {bad_move} 0", "loadsgf"):
+        msg = err(g, line)
+        assert state(g) == before, line
+        if "syntax" not in msg:
+            assert msg.startswith("cannot load file"), msg
+
+
+def test_printsgf_roundtrip(g, tmp_path):
+    ok(g, "fixed_handicap 2")
+    for line in ["play w E5", "play b D4", "play w pass"]:
+        ok(g, line)
+    text = ok(g, "printsgf")
+    game = sgfmill_sgf.Sgf_game.from_string(text)
+    assert game.get_size() == 9 and game.get_komi() == 7 and game.get_handicap() == 2
+    black, white, _ = game.get_root().get_setup_stones()
+    assert len(black) == 2 and not white
+    moves = [n.get_move() for n in game.get_main_sequence()[1:]]
+    assert moves == [("w", (4, 4)), ("b", (3, 3)), ("w", None)]
+    path = tmp_path / "out.sgf"
+    assert ok(g, f"printsgf {path}") == ""
+    assert sgfmill_sgf.Sgf_game.from_bytes(path.read_bytes()).get_size() == 9
+    ok(g, f"loadsgf {path}")                          # what we print, we read back
+    assert g.engine.board.moves == [("w", "E5"), ("b", "D4"), ("w", "pass")]
+    assert err(g, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}").startswith("cannot write")
+
+
+# --- time -----------------------------------------------------------------------------------------
+def test_time_commands(g):
+    ok(g, "time_settings 300 30 5")
+    ok(g, "time_left b 120 0")
+    ok(g, "time_left WHITE 25 3")
+    for line in ("kgs-time_settings none", "kgs-time_settings absolute 600",
+                 "kgs-time_settings byoyomi 600 30 5", "kgs-time_settings canadian 600 300 25"):
+        ok(g, line)
+    midgame(g)
+    before = state(g)
+    for bad in ("time_settings 1 2", "time_settings a b c", "time_settings -1 0 0",
+                "time_left x 10 0", "time_left b ten 0", "time_left b 10",
+                "kgs-time_settings", "kgs-time_settings sudden 10", "kgs-time_settings absolute",
+                "kgs-time_settings byoyomi 1 2", "kgs-time_settings canadian 1 2 x"):
+        err(g, bad)
+        assert state(g) == before
+
+
+def test_byoyomi_one_second_is_respected():
+    gtp = make_gtp(playouts=0)                        # the clock decides
+    ok(gtp, "boardsize 9")
+    ok(gtp, "time_settings 0 1 1")
+    for color in ("b", "w", "b"):
+        t0 = time.perf_counter()
+        ok(gtp, f"genmove {color}")
+        assert time.perf_counter() - t0 < 1.0
+
+
+# --- analysis -------------------------------------------------------------------------------------
+def test_info_line_format():
+    line = info_line([{"move": "E4", "visits": 1178, "winrate": 0.4802, "prior": 0.2211,
+                       "lcb": 0.4781, "order": 0, "pv": ["E4", "E3"]},
+                      {"move": "pass", "visits": 3, "winrate": 1.2, "prior": 0.0, "lcb": -0.1,
+                       "order": 1, "pv": []}])
+    assert line == ("info move E4 visits 1178 winrate 4802 prior 2211 lcb 4781 order 0 pv E4 E3 "
+                    "info move pass visits 3 winrate 10000 prior 0 lcb 0 order 1 pv pass")
+    assert info_line([]) == ""
+
+
+def test_lz_genmove_analyze(g):
+    midgame(g)
+    g.out = io.StringIO()
+    assert g.execute("9 lz-genmove_analyze b 5") == ""
+    text = g.out.getvalue()
+    lines = text.split("\n")
+    assert lines[0] == "=9"
+    assert text.endswith("\n\n") and "\n\n" not in text[:-2]
+    play = [l for l in lines if l.startswith("play ")]
+    assert len(play) == 1 and lines.index(play[0]) == len(lines) - 3
+    move = play[0].split()[1]
+    assert g.engine.board.moves[-1] == ("b", move)
+    infos = [l for l in lines[1:-3]]
+    assert infos, "no info line"
+    for l in infos:
+        parts = ["info " + p for p in l.split("info ")[1:]]
+        assert all(INFO.fullmatch(p.strip()) for p in parts), l
+    before = state(g)
+    assert err(g, "lz-genmove_analyze").startswith("syntax error")      # needs a colour
+    assert err(g, "lz-genmove_analyze b 10 avoid b D4 1").startswith("syntax error")
+    assert state(g) == before
+
+
+def test_gogui_analyze(g):
+    midgame(g)
+    entries = ok(g, "gogui-analyze_commands").split("\n")
+    known = set(ok(g, "list_commands").split("\n"))
+    for e in entries:
+        kind, label, command = e.split("/", 2)
+        assert kind in ("string", "plist", "gfx", "none", "sboard", "cboard", "dboard", "pspairs")
+        assert label and command.split()[0] in known
+    gfx = ok(g, "gammago-analyze 0.3 b").split("\n")
+    keys = {l.split()[0] for l in gfx}
+    assert {"LABEL", "VAR", "TEXT"} <= keys and keys <= {"LABEL", "VAR", "TEXT", "INFLUENCE"}
+    var = next(l for l in gfx if l.startswith("VAR")).split()[1:]
+    assert var[0] == "b" and re.fullmatch(VERTEX, var[1])
+    err(g, "gammago-analyze 0")
+    err(g, "gammago-analyze x")
+
+
+# --- the real command over pipes ------------------------------------------------------------------
+def _spawn(*args):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "gammago", "gtp", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=ROOT)
+
+
+def test_stdio_session_stdout_is_protocol_only():
+    p = _spawn("--playouts", "30", "--seed", "2")
+    out, errs = p.communicate("1 boardsize 9\n2 genmove b\n3 play w 5\n4 showboard\n"
+                              "5 final_score\n6 quit\n7 name\n", timeout=120)
+    assert p.returncode == 0
+    blocks = out.split("\n\n")
+    assert blocks[-1] == "" and len(blocks) == 7                   # 6 answers, none after quit
+    heads = [b.split("\n")[0] for b in blocks[:-1]]
+    assert [h.split()[0] if h.split() else h for h in heads] == ["=1", "=2", "?3", "=4", "=5", "=6"]
+    assert "gammago" in errs                                       # the log went to stderr
+
+
+def test_lz_analyze_streams_until_next_command():
+    p = _spawn("--seed", "3", "--quiet")
+    try:
+        p.stdin.write("boardsize 9\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "=\n" and p.stdout.readline() == "\n"
+        p.stdin.write("12 lz-analyze b 10\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "=12\n"
+        t0 = time.monotonic()
+        infos = []
+        while len(infos) < 3:
+            line = p.stdout.readline()
+            assert line.startswith("info move"), line
+            infos.append(line)
+        took = time.monotonic() - t0
+        assert took < 5, f"3 analysis lines at 0.1 s intervals took {took:.1f} s"
+        p.stdin.write("\n13 name\n")                            # an empty line does not stop it
+        p.stdin.flush()
+        rest = []
+        while True:
+            line = p.stdout.readline()
+            assert line, "engine died"
+            rest.append(line)
+            if line == "=13 gammago\n":
+                break
+        assert rest[-2] == "\n"                               # the analysis answer ended
+        for line in infos + rest[:-2]:
+            parts = ["info " + x for x in line.strip().split("info ")[1:]]
+            assert parts and all(INFO.fullmatch(x.strip()) for x in parts), line
+        assert p.stdout.readline() == "\n"
+        p.stdin.write("quit\n")
+        p.stdin.flush()
+        assert p.wait(30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

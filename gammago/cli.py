@@ -11,6 +11,8 @@ COMMANDS = [
     ("bench", "gammago.bench", "playout and search speed figures (median of several runs)"),
     ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
     ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
+    ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
+    ("predict", "gammago.predict", "move-prediction accuracy of gammas on SGF records"),
 ]
 
 

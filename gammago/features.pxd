@@ -20,7 +20,8 @@
 #   G_ATARI      the move takes an opponent string to one liberty: 1 + 2*(ko on the board) +
 #                (largest such string has 2+ stones)
 #   G_DIST1      distance to the last move, d = |dx|+|dy|+max(|dx|,|dy|): d = 2..17 -> d - 1,
-#                beyond -> 17; absent when the last move was a pass or there is none
+#                beyond -> 17; absent when the last move was a pass or there is none; the
+#                point itself (its stone was captured since) counts as d = 2
 #   G_DIST2      the same for the move before the last one
 #   G_EDGE       line 1, 2, 3, 4+ -> 1..4
 #   G_PAT3       the 3x3 pattern: 1 + index of the canonical code (8 symmetries, colours seen

@@ -148,6 +148,8 @@ cdef int feat_dist(const board_t* b, int p, int q, int base) noexcept nogil:
     if dy < 0:
         dy = -dy
     d = dx + dy + (dx if dx > dy else dy)
+    if d < 2:          # q itself: the stone played there has been captured since
+        d = 2
     if d > 17:
         return base + 17
     return base + d - 1

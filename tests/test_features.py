@@ -172,7 +172,7 @@ def test_features_match_brute_force(seed):
             # distances and edge
             for key, w in (("dist1", last), ("dist2", last2)):
                 d = _dist(b, v, w)
-                want = 0 if d is None else (d - 1 if d <= 17 else 17)
+                want = 0 if d is None else (max(d, 2) - 1 if d <= 17 else 17)
                 assert f[G[key]] - BASE[key] == want
             r, c = parse_vertex(v, size)
             line = min(r, c, size - 1 - r, size - 1 - c) + 1
@@ -227,3 +227,30 @@ def test_position_features_speed():
     b = replay(19, random_game(19, 150, 10))
     per_call, n = F.bench_position(b, 200)
     assert per_call / n < 5e-6, per_call / n
+
+
+def test_ids_stay_in_their_groups_on_real_games():
+    """Every id written while replaying real games lies inside its group (a packed key that
+    overflowed a field would land in the next group)."""
+    from pathlib import Path
+    from gammago import sgf
+    lo = np.array(F.GROUP_BASES)
+    hi = lo + np.array(F.GROUP_SIZES)
+    games = list(sgf.iter_games(sorted((Path(__file__).parent / "data").glob("*.sgf"))))
+    games.append(sgf.Game("random", 9, 7.5, 0, moves=random_game(9, 200, 12)))
+    for g in games:
+        keys, counts, offs, win, mvn = F.extract_game(g.board(), g.moves)
+        ids = F.decode_keys(keys)
+        assert ((ids >= lo) & (ids < hi)).all(), g.name
+        assert np.array_equal(F.encode_ids(ids), keys)
+
+
+def test_distance_to_a_captured_stone():
+    # Black captures White's A1 with A2; for White, A1 (its own last-but-one move, now empty)
+    # is at distance 0 from that move: it counts as 2 (move_ids does not check legality)
+    b = Board(9)
+    for v, c in (("B1", "b"), ("A1", "w"), ("A2", "b")):   # A2 captures A1
+        b.play(v, c)
+    # now White to move; last2 = A1 (captured, empty)
+    ids = F.move_ids(b, "A1", "w")
+    assert ids[G["dist2"]] == BASE["dist2"] + 1

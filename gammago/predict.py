@@ -1,0 +1,219 @@
+"""`gammago predict`: how well a move model predicts the moves of game records.
+
+For every position of every game, the legal moves (and pass) are ranked by the model and the
+move actually played is looked up: top-1 and top-5 are the fractions of positions where it is
+the first / among the first five (ties shared out evenly, as a random tie-break would), and
+the mean log-evidence is the mean natural log of the probability the model gave it.
+
+The metric functions below take per-position arrays (greater, equal, log_evidence,
+move_number), so any model that can rank moves (gammas here, a net elsewhere) reuses them.
+"""
+import json
+import multiprocessing
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from gammago import gammas as gammas_mod
+from gammago import sgf
+
+WORKERS = 2          # processes; the machine has two cores
+CHUNK = 16           # games per task sent to a worker
+MOVE_BIN = 20        # move-number bin width for accuracy by move number
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics (model-independent)
+# ---------------------------------------------------------------------------------------------
+def topk_credit(greater, equal, k):
+    """Per position: the probability that the played move lands in the first k under a random
+    tie-break, given `greater` moves ranked strictly above it and `equal` others tied with it."""
+    greater = np.asarray(greater, dtype=np.float64)
+    equal = np.asarray(equal, dtype=np.float64)
+    return np.clip((k - greater) / (equal + 1.0), 0.0, 1.0)
+
+
+def concat_results(results):
+    """Concatenate per-game result dicts (arrays of equal keys) into one."""
+    results = [r for r in results if len(r["greater"])]
+    if not results:
+        return {"greater": np.zeros(0), "equal": np.zeros(0), "log_evidence": np.zeros(0),
+                "move_number": np.zeros(0, dtype=np.int32)}
+    return {k: np.concatenate([r[k] for r in results]) for k in results[0]}
+
+
+def summarize(results, games):
+    """The headline figures: {games, positions, top1, top5, mean_log_evidence}."""
+    r = concat_results(results) if isinstance(results, list) else results
+    n = len(r["greater"])
+    if n == 0:
+        return {"games": games, "positions": 0, "top1": None, "top5": None,
+                "mean_log_evidence": None}
+    return {"games": games, "positions": int(n),
+            "top1": float(topk_credit(r["greater"], r["equal"], 1).mean()),
+            "top5": float(topk_credit(r["greater"], r["equal"], 5).mean()),
+            "mean_log_evidence": float(np.mean(r["log_evidence"]))}
+
+
+def by_move_number(results, bin_width=MOVE_BIN, max_move=300):
+    """Accuracy by move number: (bin starts, top1, top5, positions) over bins of bin_width."""
+    r = concat_results(results) if isinstance(results, list) else results
+    mv = np.minimum(np.asarray(r["move_number"]), max_move - 1) // bin_width
+    nb = max_move // bin_width
+    cnt = np.bincount(mv, minlength=nb)[:nb]
+    t1 = np.bincount(mv, weights=topk_credit(r["greater"], r["equal"], 1), minlength=nb)[:nb]
+    t5 = np.bincount(mv, weights=topk_credit(r["greater"], r["equal"], 5), minlength=nb)[:nb]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.arange(nb) * bin_width, t1 / cnt, t5 / cnt, cnt
+
+
+def plot_by_move_number(ax, results, title="held-out prediction by move number"):
+    starts, t1, t5, cnt = by_move_number(results)
+    ok = cnt > 0
+    ax.plot(starts[ok] + MOVE_BIN / 2, 100 * t1[ok], "o-", label="top-1")
+    ax.plot(starts[ok] + MOVE_BIN / 2, 100 * t5[ok], "s-", label="top-5")
+    ax.set_xlabel(f"move number (bins of {MOVE_BIN}; the last bin holds all later moves)")
+    ax.set_ylabel("% of positions")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(title)
+
+
+def format_summary(s):
+    if not s["positions"]:
+        return f"{s['games']} games, no positions"
+    return (f"{s['games']} games, {s['positions']:,} positions: top-1 {100 * s['top1']:.1f}%, "
+            f"top-5 {100 * s['top5']:.1f}%, mean log-evidence {s['mean_log_evidence']:.3f}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluating gammas on games (in worker processes)
+# ---------------------------------------------------------------------------------------------
+_W = {}      # per worker: the gamma table (fixed) or a loader by board size
+
+
+def _init_worker(table, path):
+    _W.clear()
+    _W["table"] = table
+    _W["path"] = path
+
+
+def _table_for(size):
+    if _W.get("table") is not None:
+        return _W["table"]
+    if _W.get("path"):
+        if "loaded" not in _W:
+            _W["loaded"] = gammas_mod.load(_W["path"]).table
+        return _W["loaded"]
+    return gammas_mod.load_default(size).table
+
+
+def evaluate_records(chunk):
+    """[(name, bytes or SgfError)] -> [('ok', name, result dict) | ('error', name, problem)]."""
+    from gammago import features
+    out = []
+    for name, data in chunk:
+        try:
+            if isinstance(data, sgf.SgfError):
+                raise data
+            if isinstance(data, sgf.Game):
+                game = data
+            else:
+                game = sgf.parse_game(name, data)
+            res = features.evaluate_game(game.board(), game.moves, _table_for(game.size))
+            out.append(("ok", name, res))
+        except (sgf.SgfError, gammas_mod.GammaFileError) as e:
+            out.append(("error", name, getattr(e, "problem", None) or str(e)))
+        except ValueError as e:
+            out.append(("error", name, str(e)))
+    return out
+
+
+def chunked(items, n):
+    buf = []
+    for it in items:
+        buf.append(it)
+        if len(buf) >= n:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def map_chunks(fn, chunks, workers, initializer=None, initargs=()):
+    """fn over chunks in `workers` processes (in this process when workers <= 1), in order."""
+    if workers <= 1:
+        if initializer:
+            initializer(*initargs)
+        for c in chunks:
+            yield fn(c)
+        return
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(workers, initializer=initializer, initargs=initargs) as pool:
+        yield from pool.imap(fn, chunks)
+
+
+def evaluate(sources, table=None, path=None, workers=WORKERS, desc="predict", report=None,
+             total=None):
+    """Evaluate gammas (a table, a file path, or the shipped default by board size) on
+    (name, bytes|Game) sources. Returns (per-game results list, games, errors list)."""
+    results, errors = [], []
+    bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+    for out in map_chunks(evaluate_records, chunked(sources, CHUNK), workers,
+                          _init_worker, (table, path)):
+        for kind, name, payload in out:
+            if kind == "ok":
+                results.append(payload)
+            else:
+                errors.append((name, payload))
+                (report or (lambda m: bar.write(m, file=sys.stderr)))(f"skipped {name}: {payload}")
+            bar.update(1)
+    bar.close()
+    return results, len(results), errors
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------------
+def add_arguments(p):
+    p.add_argument("paths", nargs="+", metavar="SGF_OR_DIR",
+                   help="SGF files, directories, or tar archives of SGF files")
+    p.add_argument("--gammas", metavar="FILE",
+                   help="gamma file (default: the shipped gammas for each game's board size)")
+    p.add_argument("--max-games", type=int, metavar="N", help="read at most N records")
+    p.add_argument("--workers", type=int, default=WORKERS, help="processes (default 2)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def main(args):
+    t0 = time.perf_counter()
+    if args.gammas:
+        try:
+            gammas_mod.load(args.gammas)         # refuse a bad file before any work
+        except gammas_mod.GammaFileError as e:
+            print(f"gammago predict: {e}", file=sys.stderr)
+            return 2
+    else:
+        try:
+            gammas_mod.load_default(19)
+        except gammas_mod.GammaFileError as e:
+            print(f"gammago predict: {e}", file=sys.stderr)
+            return 2
+    sources = sgf.iter_sources(args.paths)
+    if args.max_games is not None:
+        sources = (s for i, s in zip(range(args.max_games), sources))
+    results, games, errors = evaluate(sources, path=args.gammas, workers=max(1, args.workers),
+                                      total=args.max_games)
+    summary = summarize(results, games)
+    summary["skipped"] = len(errors)
+    summary["gammas"] = str(args.gammas or gammas_mod.default_path(19))
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"predict ({summary['gammas']}): {format_summary(summary)}; "
+              f"{len(errors)} records skipped; {summary['seconds']:.1f} s")
+    return 0 if games else 1

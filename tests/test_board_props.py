@@ -262,3 +262,50 @@ def test_copy_is_independent_and_equal(seq, extra):
     for _ in range(extra):
         c.undo()
     assert state(c) == before
+
+
+def random_game_to_the_end(n, seed):
+    """Uniform random play without filling own eyes until two passes: groups end with eyes."""
+    rng = random.Random(seed)
+    b = Board(n)
+    while b.passes < 2 and len(b.moves) < 4 * n * n:
+        legal = b.legal_moves(include_eyes=False)
+        b.play(rng.choice(legal) if legal else "pass")
+    return b
+
+
+def attack_pass_alive(b, seed, moves):
+    """Benson soundness: whoever owns pass-alive stones passes forever while the other side
+    plays `moves` random legal moves (eyes included); no pass-alive stone may ever be taken.
+    Returns the number of pass-alive stones checked."""
+    alive = b.pass_alive()
+    rng = random.Random(seed)
+    checked = 0
+    for owner in ("b", "w"):
+        stones = [v for v, o in alive.items() if o == owner and b.color_at(v) == owner]
+        if not stones:
+            continue
+        checked += len(stones)
+        attacker = "w" if owner == "b" else "b"
+        a = b.copy()
+        for _ in range(moves):
+            a.to_move = attacker
+            legal = a.legal_moves(attacker)
+            a.play(rng.choice(legal) if legal else "pass", attacker)
+            a.play("pass", owner)
+            lost = [v for v in stones if a.color_at(v) != owner]
+            assert not lost, f"pass-alive stones {lost} captured:\n{a.showboard()}"
+        a.check()
+    return checked
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(st.integers(5, 9), st.integers(0, 2 ** 32 - 1))
+def test_pass_alive_stones_cannot_be_captured(n, seed):
+    b = random_game_to_the_end(n, seed)
+    attack_pass_alive(b, seed, 3 * n * n)
+
+
+def test_random_games_do_reach_pass_alive_groups():
+    """Coverage of the property above: finished random games do contain pass-alive groups."""
+    assert sum(attack_pass_alive(random_game_to_the_end(9, s), s, 50) > 0 for s in range(10)) >= 5

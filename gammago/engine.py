@@ -35,6 +35,7 @@ DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its p
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
 STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
+_PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
 @dataclasses.dataclass
@@ -51,6 +52,8 @@ class EngineConfig:
     reuse: bool = True             # keep the subtree of the moves played since the last search
     early_stop: bool = True        # stop once the best move cannot be overtaken
     rollout: str = "light"         # rollout policy: light (uniform) | gamma (pyx/rollout)
+    prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
+                                   # when a gamma file is shipped, else cheap)
     # tree parameters (pyx/tree.pyx DEFAULTS)
     expand_visits: int = 40
     pw_init: int = 1
@@ -98,6 +101,8 @@ class EngineConfig:
                        help="always think for the whole budget")
         g.add_argument("--rollout", choices=("light", "gamma"), default=d.rollout,
                        help="rollout policy (gamma needs pyx/rollout)")
+        g.add_argument("--prior", choices=("auto", "gamma", "cheap"), default=d.prior,
+                       help="ratings that order children for progressive widening")
         t = p.add_argument_group("tree")
         t.add_argument("--expand-visits", type=int, default=d.expand_visits,
                        help="visits before a leaf is expanded")
@@ -143,6 +148,7 @@ class EngineConfig:
             (0 <= self.resign < 1, f"--resign must be in [0, 1), not {self.resign}"),
             (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
             (self.rollout in ("light", "gamma"), f"--rollout must be light or gamma, not {self.rollout!r}"),
+            (self.prior in ("auto", "gamma", "cheap"), f"--prior must be auto, gamma or cheap, not {self.prior!r}"),
             (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
@@ -286,7 +292,26 @@ class Engine:
     # --- game state ---
     def new_game(self, size, komi):
         self.board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
+        self._set_prior(int(size))
         self._forget()
+
+    def _set_prior(self, size):
+        if self.config.prior == "cheap":
+            self.search.use_gammas(None)
+            return
+        from gammago import gammas
+        try:
+            g = gammas.load_default(size)
+        except (OSError, ValueError) as exc:
+            if self.config.prior == "gamma":
+                raise ValueError(f"--prior gamma: {exc}")
+            global _PRIOR_WARNED
+            if not _PRIOR_WARNED:
+                log.warning("no gammas (%s): children are ordered by the cheap built-in rating", exc)
+                _PRIOR_WARNED = True
+            self.search.use_gammas(None)
+            return
+        self.search.use_gammas(g.table)
 
     def _forget(self):
         self._tree_moves = None

@@ -71,6 +71,7 @@ ctypedef struct tree_t:
     params_t prm
     prior_t prior
     double pw[MAX_PTS + 2]   # pw[k]: parent visits from which child k is open
+    int ladders              # adjust priors by reading ladders
     int root_no_pass         # the root may not choose PASS (cleanup mode)
     int stop                 # set to end the search (read by workers every playout)
     int64_t max_playouts     # 0: no cap

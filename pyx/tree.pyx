@@ -12,10 +12,11 @@ from libc.math cimport log, sqrt, fabs
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
-                            board_area, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
+                            board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
 from gammago.playout cimport policy_t, policy_light, playout_run, playout_default_maxmoves
 from gammago.rng cimport rng_t, rng_seed
+from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 
 cdef extern from *:
     """
@@ -180,6 +181,134 @@ cdef void _cheap_rate(void* ctx, const board_t* b, int c, const int16_t* moves, 
             r *= 1.5
         out[i] = <float>r
 
+cdef void _gamma_rate(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                      float* out) noexcept nogil:
+    """The gamma prior: the product of the move's feature gammas (gammago/features.pxd)."""
+    cdef const double* gamma = <const double*>ctx
+    cdef int32_t ids[NGROUPS]
+    cdef int i
+    for i in range(n):
+        move_features(b, moves[i], c, ids)
+        out[i] = <float>team_gamma(gamma, ids)
+
+# ---------------------------------------------------------------------------------------------
+# Ladder tactics on top of any prior: an escape from atari into a working ladder is rated down,
+# an atari that starts a working ladder is rated up (the rollouts do not read ladders).
+# ---------------------------------------------------------------------------------------------
+cdef enum:
+    LADDER_BUDGET = 120      # reading nodes per question; out of budget means "escapes"
+cdef double LADDER_ESCAPE_FACTOR = 0.02
+cdef double LADDER_ATARI_FACTOR = 4.0
+
+cdef bint _ladder_dies(const board_t* b, int stone, int attacker, int* budget) noexcept nogil:
+    """The defender (to move on b) owns the string at stone, in atari. True when it cannot
+    escape: no capture of an adjacent attacker string in atari, and extending leaves at most
+    two liberties that the attacker keeps turning into atari."""
+    cdef int defender = 3 - attacker
+    cdef int hd = b.head[stone], s, k, q, lib, i, nl
+    cdef int16_t libs[2]
+    cdef bint dies
+    cdef board_t* nb
+    budget[0] -= 1
+    if budget[0] <= 0:
+        return 0
+    s = hd
+    while True:                          # a counter-capture saves it
+        for k in range(4):
+            q = s + b.off[k]
+            if b.color[q] == attacker and b.nlibs[b.head[q]] == 1:
+                return 0
+        s = b.next[s]
+        if s == hd:
+            break
+    lib = board_first_lib(b, hd)
+    if board_check_move(b, lib, defender, 0) != MOVE_OK:
+        return 1
+    nb = <board_t*>malloc(sizeof(board_t))
+    if nb == NULL:
+        return 0
+    board_copy(nb, b)
+    board_play(nb, lib, defender)
+    nl = nb.nlibs[nb.head[stone]]
+    if nl >= 3:
+        dies = 0
+    elif nl <= 1:
+        dies = 1
+    else:
+        dies = 0
+        board_lib_list(nb, nb.head[stone], libs)
+        for i in range(2):
+            if _atari_kills(nb, libs[i], stone, attacker, budget):
+                dies = 1
+                break
+    free(nb)
+    return dies
+
+cdef bint _atari_kills(const board_t* b, int a, int stone, int attacker, int* budget) noexcept nogil:
+    """The attacker (to move on b) plays a, a liberty of the defender string at stone: True when
+    that leaves it in atari and it then dies in the ladder."""
+    cdef board_t* nb
+    cdef bint dies = 0
+    if board_check_move(b, a, attacker, 0) != MOVE_OK:
+        return 0
+    nb = <board_t*>malloc(sizeof(board_t))
+    if nb == NULL:
+        return 0
+    board_copy(nb, b)
+    board_play(nb, a, attacker)
+    if nb.color[stone] != EMPTY and nb.nlibs[nb.head[stone]] == 1 and nb.nlibs[nb.head[a]] > 1:
+        dies = _ladder_dies(nb, stone, attacker, budget)
+    free(nb)
+    return dies
+
+cdef void _ladder_adjust(const board_t* b, int c, const int16_t* moves, int n, float* r) noexcept nogil:
+    cdef int i, k, p, q, h, escape, atari, budget
+    cdef int o = 3 - c
+    cdef board_t* nb = NULL
+    for i in range(n):
+        p = moves[i]
+        if p == PASS:
+            continue
+        escape = 0
+        atari = 0
+        for k in range(4):
+            q = p + b.off[k]
+            if b.color[q] == c and b.nlibs[b.head[q]] == 1:
+                escape = q
+            elif b.color[q] == o:
+                h = b.head[q]
+                if b.nlibs[h] == 1:        # a capture: no ladder question
+                    escape = 0
+                    atari = 0
+                    break
+                if b.nlibs[h] == 2:
+                    atari = q
+        if not escape and not atari:
+            continue
+        if nb == NULL:
+            nb = <board_t*>malloc(sizeof(board_t))
+            if nb == NULL:
+                return
+        board_copy(nb, b)
+        board_play(nb, p, c)
+        budget = LADDER_BUDGET
+        if escape and nb.nlibs[nb.head[p]] == 2:
+            # our string escaped into two liberties: does the opponent ladder it?
+            nb.to_move = o
+            if (_atari_kills(nb, _lib_at(nb, p, 0), p, o, &budget)
+                    or _atari_kills(nb, _lib_at(nb, p, 1), p, o, &budget)):
+                r[i] *= LADDER_ESCAPE_FACTOR
+        elif atari and nb.color[atari] == o and nb.nlibs[nb.head[atari]] == 1 \
+                and nb.nlibs[nb.head[p]] > 1:
+            if _ladder_dies(nb, atari, c, &budget):
+                r[i] *= LADDER_ATARI_FACTOR
+    free(nb)
+
+cdef inline int _lib_at(const board_t* b, int stone, int i) noexcept nogil:
+    cdef int16_t libs[MAX_PTS]
+    board_lib_list(b, b.head[stone], libs)
+    return libs[i]
+
 # =============================================================================================
 # Descent: expansion, one playout, backup
 # =============================================================================================
@@ -224,6 +353,8 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
         gg_store8(&nd.state, NODE_NOROOM)
         return 0
     t.prior.rate(t.prior.ctx, b, c, moves, n, r)
+    if t.ladders:
+        _ladder_adjust(b, c, moves, n, r)
     for i in range(n):
         if r[i] > best:
             best = r[i]
@@ -383,6 +514,7 @@ cdef class Search:
     cdef rollout_maker_t maker
     cdef public object params
     cdef uint64_t seed
+    cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -403,6 +535,7 @@ cdef class Search:
         self.seed = seed
         _tree_clear(&self.t)
         self.t.root.size = 0
+        self.t.ladders = 1
         self.params = dict(DEFAULTS)
         self.configure(**params)
 
@@ -421,6 +554,38 @@ cdef class Search:
             free(self.workers)
         self.workers = NULL
         self.nworkers = 0
+
+    def use_gammas(self, table):
+        """Rate children by the product of their feature gammas (a float64 table of NFEAT
+        entries, as gammago.gammas loads); None goes back to the cheap built-in rating."""
+        import numpy as np
+        if table is None:
+            self._gamma = None
+            self.t.prior.ctx = NULL
+            self.t.prior.rate = _cheap_rate
+            return
+        a = np.ascontiguousarray(table, dtype=np.float64)
+        if a.ndim != 1 or a.shape[0] != NFEAT:
+            raise ValueError(f"gamma table must have {NFEAT} entries, not {a.shape}")
+        if not np.all(np.isfinite(a)) or (a <= 0).any():
+            raise ValueError("gamma table holds a non-positive or non-finite value")
+        cdef double[::1] view = a
+        self._gamma = a
+        self.t.prior.ctx = <void*>&view[0]
+        self.t.prior.rate = _gamma_rate
+
+    @property
+    def ladders(self):
+        """Whether the ladder reader adjusts the prior ratings."""
+        return bool(self.t.ladders)
+
+    @ladders.setter
+    def ladders(self, bint on):
+        self.t.ladders = on
+
+    @property
+    def prior(self):
+        return "gamma" if self._gamma is not None else "cheap"
 
     def configure(self, **params):
         """Set search parameters (names as in DEFAULTS); ValueError for unknown or bad ones."""

@@ -62,7 +62,9 @@ def wilson_interval(successes, n, z=Z95):
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)      # exact at the ends
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return lo, hi
 
 
 def elo_from_score(score):
@@ -171,7 +173,10 @@ class GtpProcess:
             self.proc.stderr.close()
 
     def _crash(self, what):
-        self.proc.poll()
+        try:
+            self.proc.wait(QUIT_WAIT_S)        # let a dying process finish, for its exit code
+        except subprocess.TimeoutExpired:
+            pass
         tail = " | ".join(list(self.stderr_tail)[-5:])
         rc = self.proc.returncode
         return EngineFailure("crash", f"{self.label} {what} (exit code {rc})" + (f"; stderr: {tail}" if tail else ""))

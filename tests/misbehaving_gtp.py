@@ -1,0 +1,49 @@
+"""A scripted GTP program for testing the match referee (tests/test_match.py) -- NOT an engine.
+
+    python tests/misbehaving_gtp.py MODE
+
+It answers the setup commands, and on `genmove` does what MODE says:
+  pass      always passes (a legal, harmless opponent)
+  resign    resigns at once
+  illegal   plays E5 every time (occupied from its second move on)
+  garbage   answers a vertex that does not exist
+  crash     exits with code 3
+  slow      sleeps 3 s, then passes
+  refuse    passes, and answers every `play` with an error
+"""
+import sys
+import time
+
+
+def main():
+    mode = sys.argv[1]
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        cmd = words[0]
+        out = ""
+        ok = True
+        if cmd == "name":
+            out = f"scripted-{mode}"
+        elif cmd == "version":
+            out = "0"
+        elif cmd == "quit":
+            sys.stdout.write("=\n\n")
+            sys.stdout.flush()
+            return 0
+        elif cmd == "play" and mode == "refuse":
+            ok, out = False, "I refuse"
+        elif cmd == "genmove":
+            if mode == "crash":
+                return 3
+            if mode == "slow":
+                time.sleep(3)
+            out = {"resign": "resign", "illegal": "E5", "garbage": "Z99"}.get(mode, "pass")
+        sys.stdout.write(("= " if ok else "? ") + out + "\n\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""The match runner: statistics against known values, the referee's forfeits (with a scripted
+misbehaving GTP program), and real tiny 9x9 games: gammago vs gammago and gammago vs GNU Go."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from scipy.stats import binom, binomtest
+from sgfmill import sgf as sgfmill_sgf
+
+from gammago.board import Board, format_vertex
+from gammago.match import (MatchConfig, elo_from_score, elo_interval, expand_command, play_game,
+                           run_match, score_from_elo, sprt_bounds, sprt_llr, summarize,
+                           wilson_interval)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTED = f"{sys.executable} {os.path.join(ROOT, 'tests', 'misbehaving_gtp.py')}"
+TINY = "gammago --playouts 20 --seed {seed} --quiet"
+
+
+# --- statistics ------------------------------------------------------------------------------------
+def test_wilson_known_values():
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0 and hi == pytest.approx(0.277533, abs=1e-6)        # textbook: 0 of 10
+    lo, hi = wilson_interval(81, 100)
+    assert (lo, hi) == (pytest.approx(0.722212, abs=1e-6), pytest.approx(0.874852, abs=1e-6))
+    for x, n in [(50, 100), (7, 9), (100, 100), (3, 250), (1, 1)]:
+        ref = binomtest(x, n).proportion_ci(method="wilson")
+        lo, hi = wilson_interval(x, n)
+        assert lo == pytest.approx(ref.low, abs=1e-9) and hi == pytest.approx(ref.high, abs=1e-9)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_elo_known_values():
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(190.848, abs=1e-3)     # 400*log10(3)
+    assert elo_from_score(0.9) == pytest.approx(381.697, abs=1e-3)      # 400*log10(9)
+    assert elo_from_score(0.25) == pytest.approx(-190.848, abs=1e-3)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+    for e in (-500, -100, 0, 35, 400):
+        assert elo_from_score(score_from_elo(e)) == pytest.approx(e)
+
+
+def test_elo_interval_is_wilson_mapped():
+    elo, lo, hi = elo_interval(75, 0, 25)
+    assert elo == pytest.approx(190.848, abs=1e-3)
+    wl, wh = wilson_interval(75, 100)
+    assert lo == pytest.approx(elo_from_score(wl)) and hi == pytest.approx(elo_from_score(wh))
+    assert lo == pytest.approx(112.87, abs=0.01) and hi == pytest.approx(268.82, abs=0.01)
+    elo, lo, hi = elo_interval(10, 0, 0)                    # all wins: unbounded above
+    assert elo == math.inf and hi == math.inf and lo > 0
+    elo, lo, hi = elo_interval(5, 10, 5)                    # draws count half
+    assert elo == 0 and lo == -hi
+
+
+def test_sprt_llr_known_values():
+    assert sprt_llr(60, 0, 40, 0, 50) == pytest.approx(1.846259, abs=1e-6)
+    p0, p1 = score_from_elo(0), score_from_elo(50)
+    for w, l in [(60, 40), (10, 30), (0, 5), (123, 100)]:
+        ref = binom.logpmf(w, w + l, p1) - binom.logpmf(w, w + l, p0)
+        assert sprt_llr(w, 0, l, 0, 50) == pytest.approx(ref, abs=1e-9)
+    assert sprt_llr(10, 4, 6, -20, 30) == pytest.approx(sprt_llr(12, 0, 8, -20, 30))
+    lo, hi = sprt_bounds(0.05, 0.05)
+    assert lo == pytest.approx(-2.944439, abs=1e-6) and hi == pytest.approx(2.944439, abs=1e-6)
+    lo, hi = sprt_bounds(0.05, 0.10)
+    assert lo == pytest.approx(math.log(0.10 / 0.95)) and hi == pytest.approx(math.log(0.90 / 0.05))
+
+
+def test_expand_command():
+    argv = expand_command("gnugo:3", 17)
+    assert argv[0].endswith("gnugo") and argv[-4:] == ["--level", "3", "--seed", "17"]
+    assert "--chinese-rules" in argv and "--capture-all-dead" in argv and "--positional-superko" in argv
+    assert expand_command("gammago --playouts 5 --seed {seed}", 4) == [
+        sys.executable, "-m", "gammago", "gtp", "--playouts", "5", "--seed", "4"]
+    assert expand_command("'my engine' -x", 0) == ["my engine", "-x"]
+    with pytest.raises(ValueError):
+        expand_command("gnugo:ten", 0)
+    with pytest.raises(ValueError):
+        expand_command("   ", 0)
+
+
+# --- the referee ---------------------------------------------------------------------------------
+def cfg(e1, e2, **kw):
+    base = dict(engines={1: e1, 2: e2}, names={1: "one", 2: "two"}, games=2, size=9, komi=7.0)
+    base.update(kw)
+    return MatchConfig(**base)
+
+
+def test_passing_game_is_scored_by_tromp_taylor():
+    r = play_game(cfg(f"{SCRIPTED} pass", f"{SCRIPTED} pass"), 0)
+    assert (r.reason, r.winner, r.result, r.moves) == ("score", "w", "W+7", 2)
+    r = play_game(cfg(f"{SCRIPTED} pass", f"{SCRIPTED} pass", komi=0), 1)
+    assert (r.winner, r.result, r.winner_engine) == ("", "0", 0)          # a draw
+
+
+@pytest.mark.parametrize("mode, reason, result", [
+    ("illegal", "illegal", "W+F"),
+    ("garbage", "illegal", "W+F"),
+    ("crash", "crash", "W+F"),
+    ("slow", "timeout", "W+T"),
+    ("resign", "resign", "W+R"),
+])
+def test_forfeits(mode, reason, result):
+    # engine1 (Black in game 0) misbehaves, engine2 passes
+    r = play_game(cfg(f"{SCRIPTED} {mode}", f"{SCRIPTED} pass", move_timeout=1.0), 0)
+    assert (r.reason, r.result, r.winner_engine) == (reason, result, 2), r.detail
+    assert r.black == 1
+    if mode == "crash":
+        assert "exit code 3" in r.detail
+    if mode == "illegal":
+        assert "occupied" in r.detail and r.moves == 2        # E5, pass, then E5 again
+
+
+def test_refusing_a_legal_move_loses():
+    r = play_game(cfg(f"{SCRIPTED} pass", f"{SCRIPTED} refuse"), 0)
+    assert (r.reason, r.winner_engine, r.result) == ("refused", 2 - 1, "B+F")
+
+
+def test_sprt_stops_early():
+    c = cfg(f"{SCRIPTED} pass", f"{SCRIPTED} resign", games=40, sprt=(0, 400), parallel=1)
+    results, s = run_match(c, progress=False)
+    wins_needed = math.ceil(sprt_bounds()[1] / math.log(score_from_elo(400) / 0.5))
+    assert s["games"] == wins_needed == s["engine1"]["wins"] == s["sprt_decided_after"]
+    assert s["llr"] >= s["llr_bounds"][1]
+    # colours alternate: engine1 was Black in even games
+    assert [r.black for r in results[:4]] == [1, 2, 1, 2]
+    assert s["engine1_as_black"]["wins"] + s["engine1_as_white"]["wins"] == wins_needed
+
+
+def test_summary_counts_forfeits_and_colours():
+    c = cfg(f"{SCRIPTED} illegal", f"{SCRIPTED} pass", games=2, komi=0.5)
+    results, s = run_match(c, progress=False)
+    # game 0: engine1 Black forfeits on its 2nd move; game 1: engine1 White, forfeits too
+    assert s["engine1"] == {"wins": 0, "draws": 0, "losses": 2}
+    assert s["forfeits"][1] == {"illegal": 2} and s["forfeits"][2] == {}
+    assert s["engine1_as_black"]["losses"] == 1 and s["engine1_as_white"]["losses"] == 1
+
+
+# --- real games ------------------------------------------------------------------------------------
+def _check_sgf_replays(path, size, komi, r):
+    game = sgfmill_sgf.Sgf_game.from_bytes(open(path, "rb").read())
+    assert game.get_size() == size and game.get_komi() == komi
+    assert game.get_root().get("RE") == r.result
+    board = Board(size, komi)
+    for node in game.get_main_sequence()[1:]:
+        colour, move = node.get_move()
+        board.play(format_vertex(move), colour)             # legal on our board, or raises
+    if r.reason == "score":
+        s = board.score()
+        assert r.result == (f"B+{s:g}" if s > 0 else f"W+{-s:g}" if s < 0 else "0")
+        assert board.moves[-1][1] == "pass" and board.moves[-2][1] == "pass"
+    return board
+
+
+def test_gammago_vs_gammago_two_tiny_games(tmp_path):
+    c = cfg(TINY, TINY.replace("20", "40"), games=2, parallel=2, sgf_dir=str(tmp_path),
+            max_moves=200)
+    results, s = run_match(c, progress=False)
+    assert s["games"] == 2 and s["abandoned"] == 0
+    assert [r.black for r in results] == [1, 2]
+    for r in results:
+        assert r.reason in ("score", "resign", "max-moves"), r.detail      # nobody forfeits
+        assert os.path.basename(r.sgf) == f"game_{r.index + 1:04d}.sgf"
+        _check_sgf_replays(r.sgf, 9, 7.0, r)
+
+
+@pytest.mark.gnugo
+def test_gammago_vs_gnugo_level1_cli(tmp_path, gnugo_path):
+    """The whole command: two games against GNU Go level 1, SGF and JSON written, table printed."""
+    sgf_dir, js = tmp_path / "sgf", tmp_path / "m.json"
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    gnugo = (f"{gnugo_path} --mode gtp --chinese-rules --capture-all-dead --positional-superko "
+             "--level 1 --seed {seed}")
+    p = subprocess.run([sys.executable, "-m", "gammago", "match", "--engine1", TINY,
+                        "--engine2", gnugo, "--games", "2", "--parallel", "2", "--size", "9",
+                        "--komi", "7", "--sgf-dir", str(sgf_dir), "--json", str(js), "--quiet"],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "GNU Go 3.8" in p.stdout and "95% CI" in p.stdout and "Elo" in p.stdout
+    data = json.loads(js.read_text())
+    assert data["summary"]["games"] == 2
+    for g in data["games"]:
+        assert g["reason"] in ("score", "resign"), g["detail"]        # nobody forfeits
+        class R:
+            result, reason = g["result"], g["reason"]
+        _check_sgf_replays(g["sgf"], 9, 7.0, R)
+    assert sorted(os.listdir(sgf_dir)) == ["game_0001.sgf", "game_0002.sgf"]
+
+
+def test_bad_options_are_named():
+    import argparse
+    from gammago import match
+    parser = argparse.ArgumentParser()
+    match.add_arguments(parser)
+    for extra, word in ((["--engine1", "x"], "--engine2"),
+                        (["--engine1", "x", "--engine2", "y", "--games", "0"], "--games"),
+                        (["--engine1", "x", "--engine2", "y", "--sprt", "5"], "--sprt"),
+                        (["--black", "x", "--engine2", "y"], "--black"),
+                        (["--engine1", "x", "--engine2", "y", "--size", "25"], "--size"),
+                        (["--engine1", "gnugo:x", "--engine2", "y"], "gnugo:LEVEL")):
+        with pytest.raises(ValueError, match=word):
+            match.config_from_args(parser.parse_args(extra))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "gammago", "match", "--engine1", "x"],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith("gammago match: ")

@@ -31,8 +31,9 @@ cdef enum:
     MOVE_OFFBOARD = 5
 
 # The 3x3 code of a point: bits 2k..2k+1 hold the colour (EMPTY/BLACK/WHITE/BORDER) of the
-# neighbour at offset off[k], k = 0..3 the orthogonal N,E,S,W and k = 4..7 the diagonals
-# NE,SE,SW,NW; bit 16+k (k = 0..3) is set when the orthogonal neighbour is a stone whose string
+# neighbour at offset off[k]: k = 0..3 the orthogonal steps -W, +1, +W, -1 (towards line 1,
+# towards the last column, towards the last line, towards column A), k = 4..7 the diagonals
+# -W+1, +W+1, +W-1, -W-1; bit 16+k (k = 0..3) is set when the orthogonal neighbour is a stone whose string
 # has exactly one liberty. Codes are absolute-coloured; code_swap() gives the other side's view.
 cdef enum:
     CODE_COLOR_MASK = 0xFFFF

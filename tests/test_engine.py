@@ -1,0 +1,348 @@
+"""The engine (gammago/engine.py): interface, clock, tactics, passing, resigning, real games."""
+import argparse
+import subprocess
+import threading
+import time
+
+import pytest
+
+from gammago.board import Board
+from gammago.engine import Clock, Engine, EngineConfig
+
+
+def engine(**kw):
+    kw.setdefault("playouts", 1000)
+    e = Engine(EngineConfig(**kw))
+    e.new_game(9, 7)
+    return e
+
+
+def position(black, white, to_move, **kw):
+    e = engine(**kw)
+    e.setup_stones(black, white)
+    e.board.to_move = to_move
+    return e
+
+
+# --- configuration ---------------------------------------------------------------------------
+def test_config_from_command_line():
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(
+        ["--playouts", "50", "--seed", "7", "--threads", "2", "--max-nodes", "5000",
+         "--expand-visits", "8", "--pw-factor", "1.8", "--no-reuse"]))
+    assert (cfg.playouts, cfg.seed, cfg.threads, cfg.max_nodes) == (50, 7, 2, 5000)
+    assert cfg.expand_visits == 8 and cfg.pw_factor == 1.8 and not cfg.reuse
+    with pytest.raises(ValueError, match="--threads"):
+        EngineConfig.from_args(p.parse_args(["--threads", "0"]))
+    with pytest.raises(ValueError, match="--resign"):
+        EngineConfig(resign=1.5).validate()
+
+
+# --- the clock -------------------------------------------------------------------------------
+def test_clock_budgets():
+    c = Clock()
+    assert c.budget(81, 1.0, 2.5) == 2.5                  # no time settings: move time
+    c.set("absolute", 60)
+    assert 0.05 < c.budget(81, 1.0, 9) <= 60 / 15
+    c.time_left(2.0, 0)
+    assert c.budget(81, 1.0, 9) <= 2.0 - 0.6 + 1e-9      # never the last of the main time
+    c.set("canadian", 0, 10, 5)                           # 10 s for 5 stones
+    assert c.in_byo and c.budget(81, 1.0, 9) == pytest.approx(2 - 0.6)
+    c.time_left(3.0, 1)                                   # 3 s for the last stone
+    assert c.budget(81, 1.0, 9) == pytest.approx(3 - 0.9)
+    c.set("byoyomi", 0, 5, 1, 3)                          # Japanese: 5 s periods
+    assert c.budget(81, 1.0, 9) == pytest.approx(4.0)
+    c.set("canadian", 0, 1, 1)                            # time_settings 0 1 1
+    assert c.budget(81, 1.0, 9) == pytest.approx(0.7)
+    c.set("canadian", 600, 30, 10)                        # long main time: spend it
+    assert c.budget(81, 1.0, 9) > 3
+
+
+def test_time_settings_commands():
+    e = engine()
+    e.time_settings(0, 1, 0)                              # GTP: no time limit
+    assert e.clocks[1].kind == "none"
+    e.time_settings(30, 0, 0)
+    assert e.clocks[2].kind == "absolute"
+    e.kgs_time_settings("byoyomi", 60, 10, 5)
+    assert e.clocks[1].kind == "byoyomi" and e.clocks[1].periods == 5
+    e.kgs_time_settings("canadian", 60, 30, 10)
+    e.time_left("b", 25, 4)
+    assert e.clocks[1].in_byo and e.clocks[1].stones_left == 4
+    with pytest.raises(ValueError, match="kgs-time_settings"):
+        e.kgs_time_settings("fischer", 1, 2)
+    with pytest.raises(ValueError, match="needs 3"):
+        e.kgs_time_settings("byoyomi", 1)
+    with pytest.raises(ValueError, match="negative"):
+        e.time_settings(-1, 0, 0)
+
+
+def test_one_second_byoyomi_never_overruns():
+    e = engine(playouts=0)
+    e.time_settings(0, 1, 1)
+    worst = 0.0
+    for i in range(6):
+        t = time.perf_counter()
+        e.genmove("bw"[i % 2])
+        worst = max(worst, time.perf_counter() - t)
+    assert worst < 1.0, worst
+
+
+# --- the interface ---------------------------------------------------------------------------
+def test_fixed_playouts_are_reproducible():
+    games = []
+    for _ in range(2):
+        e = engine(playouts=500, seed=11)
+        games.append([e.genmove("bw"[i % 2]) for i in range(5)])
+    assert games[0] == games[1]
+
+
+def test_play_undo_errors_keep_state():
+    e = engine()
+    e.play("b", "E5")
+    with pytest.raises(ValueError):
+        e.play("w", "E5")
+    with pytest.raises(ValueError):
+        e.play("w", "Z9")
+    assert e.board.moves == [("b", "E5")]
+    e.undo()
+    assert e.board.moves == []
+    with pytest.raises(ValueError):
+        e.undo()
+    with pytest.raises(ValueError):
+        e.new_game(4, 7)
+    assert e.board.size == 9
+
+
+def test_genmove_plays_and_reg_genmove_does_not():
+    e = engine(playouts=300)
+    m = e.reg_genmove("b")
+    assert e.board.moves == []
+    m = e.genmove("b")
+    assert e.board.moves == [("b", m)]
+    m2 = e.genmove("b")                 # genmove for the side not to move works too
+    assert e.board.moves[-1] == ("b", m2)
+
+
+def test_analyze_emits_infos_until_stopped():
+    e = engine(playouts=0)
+    got = []
+    stop = threading.Event()
+    th = threading.Thread(target=e.analyze, args=("b", 0.05, stop, got.append))
+    th.start()
+    time.sleep(0.3)
+    stop.set()
+    th.join(5)
+    assert not th.is_alive() and len(got) >= 2
+    infos = got[-1]
+    assert [d["order"] for d in infos] == list(range(len(infos)))
+    visits = [d["visits"] for d in infos]
+    assert visits == sorted(visits, reverse=True)
+    for d in infos:
+        assert set(d) == {"move", "visits", "winrate", "prior", "lcb", "order", "pv"}
+        assert 0 <= d["lcb"] <= d["winrate"] <= 1 and 0 <= d["prior"] <= 1
+        assert d["pv"][0] == d["move"]
+    assert e.board.moves == []
+    emitted = []
+    m = e.genmove_analyze("b", 0.05, emitted.append)
+    assert emitted and e.board.moves == [("b", m)]
+
+
+def test_place_free_handicap():
+    e = engine()
+    pts = e.place_free_handicap(4)
+    assert len(pts) == 4 and sorted(e.board.stones("b")) == sorted(pts)
+    assert e.board.to_move == "w"
+    with pytest.raises(ValueError, match="not empty"):
+        e.place_free_handicap(2)
+    e.new_game(19, 7.5)
+    pts = e.place_free_handicap(9)
+    assert len(set(pts)) == 9 and "K10" in pts and "D4" in pts
+    e.new_game(9, 7)
+    with pytest.raises(ValueError):
+        e.place_free_handicap(1)
+
+
+# --- tactics at small budgets ------------------------------------------------------------------
+CAPTURE = (["C7", "D7", "E7", "F7", "B6", "G6", "B5", "G5", "C4", "D4", "E4", "G4"],
+           ["C6", "D6", "E6", "F6", "C5", "D5", "E5", "F5"])
+SAVE = (["B5", "C5", "D5", "E5"], ["A5", "B6", "C6", "D6", "E6", "B4", "C4", "D4", "E4"])
+LADDER_WHITE = ["C4", "D3", "E3", "D5"]          # black D4 in atari, escape at E4
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_captures_the_string_that_decides_the_game(seed):
+    e = position(*CAPTURE, "b", playouts=1000, seed=seed)
+    assert e.genmove("b") == "F4"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_saves_its_own_string(seed):
+    e = position(*SAVE, "b", playouts=1000, seed=seed)
+    assert e.genmove("b") == "F5"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_does_not_run_a_working_ladder(seed):
+    e = position(["D4"], LADDER_WHITE, "b", playouts=2000, seed=seed)
+    assert e.genmove("b") != "E4"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_runs_when_a_stone_breaks_the_ladder(seed):
+    e = position(["D4", "G7"], LADDER_WHITE, "b", playouts=2000, seed=seed)
+    assert e.genmove("b") == "E4"
+
+
+def test_captures_a_breaker_less_ladder_escape_with_the_ladder():
+    # white to move: E4 would let D4 out, D5 starts a ladder that works
+    e = position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000)
+    assert e.genmove("w") == "D5"
+
+
+# --- resigning, passing, cleanup, scoring --------------------------------------------------------
+def _played(n_each, komi):
+    e = engine(playouts=400)
+    e.set_komi(komi)
+    row1 = ["A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1", "J1", "A2"]
+    row9 = ["A9", "B9", "C9", "D9", "E9", "F9", "G9", "H9", "J9", "A8"]
+    for b, w in list(zip(row1, row9))[:n_each]:
+        e.play("b", b)
+        e.play("w", w)
+    return e
+
+
+def test_resigns_when_hopeless_but_not_before_move_n2_over_4():
+    # komi 100: Black cannot win whatever happens
+    assert _played(10, 100).genmove("b") == "resign"    # 20 moves = 81 // 4
+    early = _played(9, 100)                             # 18 moves: too early
+    assert early.genmove("b") != "resign"
+    assert _played(10, 100).reg_genmove("b") != "resign"
+    never = _played(10, 100)
+    never.config.resign = 0
+    assert never.genmove("b") != "resign"
+
+
+def test_passes_after_opponent_pass_when_winning_by_tromp_taylor():
+    e = engine(playouts=300)
+    e.set_komi(0.5)
+    e.setup_stones([f"E{r}" for r in range(1, 10)] + ["B5", "H5"], [])
+    e.board.to_move = "w"
+    e.play("w", "pass")
+    assert e.genmove("b") == "pass"
+
+
+def test_cleanup_captures_dead_stones_before_passing():
+    e = engine(playouts=1500)
+    e.set_komi(0.5)
+    black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
+    e.setup_stones(black, ["G7", "B8"])             # two dead white stones in Black's area
+    e.board.to_move = "w"
+    e.play("w", "pass")
+    assert sorted(e.final_status_list("dead")) == ["B8", "G7"]
+    assert e.final_score().startswith("B+")
+    moves = []
+    for _ in range(12):
+        m = e.genmove("b", cleanup=True)
+        moves.append(m)
+        if m == "pass":
+            break
+        e.play("w", "pass")
+    assert moves[-1] == "pass", moves
+    assert e.board.stones("w") == []                # both captured before the pass
+    assert e.board.score() > 0
+
+
+def test_final_status_alive_and_score_of_a_settled_board():
+    e = engine()
+    e.set_komi(0.5)
+    e.setup_stones(["D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9"],
+                   ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9"])
+    assert e.final_status_list("dead") == []
+    assert len(e.final_status_list("alive")) == 18
+    assert e.final_score() == "W+9.5"                # 36 + 9 vs 36 + 9 + ... by area
+    with pytest.raises(ValueError):
+        e.final_status_list("zombie")
+
+
+# --- whole games -------------------------------------------------------------------------------
+def _self_play(e, max_moves=200):
+    colour, passes = "b", 0
+    for _ in range(max_moves):
+        before = e.board.copy()
+        m = e.genmove(colour)
+        if m == "resign":
+            return "resign"
+        assert m == "pass" or before.is_legal(m, colour), m
+        passes = passes + 1 if m == "pass" else 0
+        if passes == 2:
+            return "passes"
+        colour = "w" if colour == "b" else "b"
+    return "cap"
+
+
+def test_self_play_game_finishes():
+    e = engine(playouts=150, seed=3)
+    assert _self_play(e) in ("passes", "resign")
+
+
+class _GnuGo:
+    def __init__(self, path, seed):
+        self.p = subprocess.Popen([path, "--mode", "gtp", "--chinese-rules", "--capture-all-dead",
+                                   "--positional-superko", "--level", "1", "--seed", str(seed)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def __call__(self, cmd):
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"GNU Go died after {cmd!r}")
+            if line.strip() == "" and lines:
+                break
+            if line.strip():
+                lines.append(line.strip())
+        reply = " ".join(lines)
+        return reply[0] == "=", reply[1:].strip()
+
+    def close(self):
+        self("quit")
+        self.p.wait(5)
+
+
+@pytest.mark.gnugo
+@pytest.mark.parametrize("game", [0, 1])
+def test_games_against_gnugo_are_legal_and_finish(gnugo_path, game):
+    ours = "bw"[game]
+    e = engine(playouts=200, seed=game + 1)
+    g = _GnuGo(gnugo_path, game + 1)
+    try:
+        for cmd in ("boardsize 9", "clear_board", "komi 7"):
+            assert g(cmd)[0]
+        colour, passes, end = "b", 0, None
+        for _ in range(250):
+            if colour == ours:
+                m = e.genmove(colour)
+                if m == "resign":
+                    end = "resign"
+                    break
+                ok, msg = g(f"play {colour} {m}")
+                assert ok, f"GNU Go refuses our move {m}: {msg}"
+            else:
+                ok, m = g(f"genmove {colour}")
+                assert ok
+                if m.lower() == "resign":
+                    end = "resign"
+                    break
+                e.play(colour, m)
+            passes = passes + 1 if m.lower() == "pass" else 0
+            if passes == 2:
+                end = "passes"
+                break
+            colour = "w" if colour == "b" else "b"
+        assert end is not None, "game did not finish in 250 moves"
+    finally:
+        g.close()

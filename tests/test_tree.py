@@ -1,0 +1,195 @@
+"""The UCT tree (pyx/tree.pyx): pool cap, accounting, widening, reuse, superko, threads."""
+import numpy as np
+import pytest
+
+from gammago.board import Board
+from gammago.tree import Search, DEFAULTS
+
+
+def _children(s):
+    return {m: (v, w) for m, v, w, _ in s.children()}
+
+
+def test_visits_add_up_and_fixed_playouts_are_exact():
+    b = Board(9, 7)
+    s = Search(100000, seed=1)
+    s.set_root(b)
+    s.run(1, 3000)
+    assert s.playouts == 3000
+    assert s.root_visits == 3000
+    kids = s.children()
+    assert sum(v for _, v, _, _ in kids) == 3000      # the root is open from the start
+    assert all(0.0 <= w <= 1.0 for _, _, w, _ in kids)
+    assert s.nodes > 1 + len(kids)                     # the tree grew below the root
+
+
+def test_same_seed_same_tree_other_seed_other_tree():
+    b = Board(9, 7)
+    b.play("E5")
+    stats = []
+    for seed in (5, 5, 6):
+        s = Search(100000, seed=seed)
+        s.set_root(b)
+        s.run(1, 2000)
+        stats.append(sorted(_children(s).items()))
+    assert stats[0] == stats[1]
+    assert stats[0] != stats[2]
+
+
+def test_pool_cap_stops_growth_without_crashing():
+    b = Board(9, 7)
+    s = Search(1000, seed=1, expand_visits=2)
+    s.set_root(b)
+    s.run(1, 20000)
+    assert s.full
+    assert s.nodes <= s.capacity == 1000
+    assert s.playouts == 20000 and s.root_visits == 20000
+
+
+def test_progressive_widening_schedule():
+    b = Board(9, 7)
+    s = Search(100000, seed=2, pw_init=1, pw_base=40, pw_factor=1.4)
+    s.set_root(b)
+    s.run(1, 1000)
+    visited = sum(1 for _, v, _, _ in s.children() if v > 0)
+    # t_0 = 0, t_{n+1} = t_n + 40 * 1.4**n: children open by 1000 visits
+    t, step, opened = 0.0, 40.0, 1
+    while t + step <= 1000:
+        t += step
+        step *= 1.4
+        opened += 1
+    assert visited <= opened
+    assert visited >= 2
+    # the children are in rating order, and the visited ones are a prefix of it
+    kids = s.children()
+    ratings = [r for _, _, _, r in kids]
+    assert ratings == sorted(ratings, reverse=True) and ratings[0] == pytest.approx(1.0)
+    assert all(v == 0 for _, v, _, _ in kids[opened:])
+
+
+def test_tree_reuse_keeps_the_subtree():
+    b = Board(9, 7)
+    s = Search(200000, seed=3)
+    s.set_root(b)
+    s.run(1, 4000)
+    best = max(s.children(), key=lambda c: c[1])
+    best_move, best_visits = best[0], best[1]
+    reply = max(s.children((best_move,)), key=lambda c: c[1])
+    b.play(b.vertex(best_move))
+    b.play(b.vertex(reply[0]))
+    kept = s.set_root(b, [best_move, reply[0]])
+    assert kept == reply[1] > 0
+    s.run(1, 1000)
+    assert s.root_visits == kept + 1000
+    # a move the tree does not know clears it
+    b2 = Board(9, 7)
+    b2.play("A1")
+    assert s.set_root(b2, [b2.point("A1")]) == 0
+    assert s.set_root(b2, None) == 0
+
+
+def test_superko_moves_are_not_children():
+    # Black takes a ko, both pass: the recapture is legal by simple ko but repeats a position
+    b = Board(5, 0.5)
+    b.setup(["C4", "B3", "C2"], ["C3", "D4", "E3", "D2"])
+    b.to_move = "b"
+    b.play("D3")
+    b.play("pass")
+    b.play("pass")
+    assert b.check_move("C3", "w", superko=False) is None
+    assert b.check_move("C3", "w") == "superko"
+    s = Search(10000, seed=1)
+    s.set_root(b)
+    s.run(1, 50)
+    moves = {b.vertex(m) for m, _, _, _ in s.children()}
+    assert "C3" not in moves and "pass" in moves and "A1" in moves
+
+
+def test_every_tree_move_is_legal():
+    b = Board(7, 7)
+    for v in ("D4", "C3", "E5", "C5", "D5", "D3", "E3", "C4"):
+        b.play(v)
+    s = Search(100000, seed=4, expand_visits=5)
+    s.set_root(b)
+    s.run(1, 3000)
+    for m, v, _, _ in s.children():
+        if v < 50:
+            continue
+        nb = b.copy()
+        nb.play(nb.vertex(m))
+        for m2, _, _, _ in s.children((m,)):
+            assert nb.is_legal(nb.vertex(m2)), (nb.vertex(m), nb.vertex(m2))
+            assert not (m2 and nb.is_eye(nb.vertex(m2), nb.to_move))
+
+
+def test_two_threads_same_accounting():
+    b = Board(9, 7)
+    s = Search(200000, seed=1)
+    s.set_root(b)
+    s.run(2, 6000)
+    assert s.playouts == 6000
+    assert s.root_visits == 6000
+    assert sum(v for _, v, _, _ in s.children()) == 6000
+    own = s.ownership()
+    assert own.shape == (9, 9) and np.all(np.abs(own) <= 1)
+
+
+def test_deadline_and_stop():
+    import threading
+    import time
+    b = Board(9, 7)
+    s = Search(200000, seed=1)
+    s.set_root(b)
+    t = s.run(1, 0, 0.2)
+    assert 0.15 < t < 0.6
+    s.prepare(1)
+    th = threading.Thread(target=s.work, args=(0,))
+    th.start()
+    time.sleep(0.05)
+    s.stop()
+    th.join(2)
+    assert not th.is_alive() and s.playouts > 0
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError, match="unknown search parameter"):
+        Search(10000, nonsense=1)
+    with pytest.raises(ValueError):
+        Search(10)
+    s = Search(10000)
+    with pytest.raises(ValueError, match="set_root"):
+        s.prepare(1, 10)
+    with pytest.raises(ValueError, match="gamma table"):
+        s.use_gammas(np.ones(5))
+    assert set(DEFAULTS) >= {"expand_visits", "pw_base", "pw_factor", "bonus_weight", "bonus_equiv"}
+
+
+def test_gamma_prior_orders_children():
+    from gammago import features as F
+    b = Board(9, 7)
+    b.play("E5")
+    table = np.ones(F.N_FEATURES)
+    # make every line-1 move (edge level 1) much stronger than anything else
+    table[F.GROUP_BASES[list(F.GROUP_NAMES).index("edge")] + 1] = 50.0
+    s = Search(10000, seed=1)
+    s.use_gammas(table)
+    assert s.prior == "gamma"
+    s.set_root(b)
+    s.run(1, 10)
+    first = s.children()[0]
+    v = b.vertex(first[0])
+    assert v[0] in "AJ" or v[1:] in ("1", "9"), v
+
+
+def test_ladder_reader_rates_escapes():
+    # D4 is in atari; E4 runs into a ladder that works unless G7 breaks it
+    def rating_of(black, move):
+        b = Board(9, 7)
+        b.setup(black, ["C4", "D3", "E3", "D5"])
+        b.to_move = "b"
+        s = Search(10000, seed=1)
+        s.set_root(b)
+        s.run(1, 1)
+        return {b.vertex(m): r for m, _, _, r in s.children()}[move]
+    assert rating_of(["D4"], "E4") < 0.1
+    assert rating_of(["D4", "G7"], "E4") == pytest.approx(1.0)

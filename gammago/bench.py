@@ -45,9 +45,26 @@ def light_figures(runs, quick, seed):
     return out
 
 
+def net_figures(runs, quick, seed):
+    """Net evaluations per second on 19x19 at batch 1 and 32 (shipped model, one symmetry,
+    onnxruntime's default threads); {} when no model is shipped."""
+    import os
+    from gammago import net
+    if not os.path.exists(net.DEFAULT_MODEL):
+        return {}
+    out = {}
+    for batch in (1, 32):
+        rates = [net.bench_evals(batch=batch, seconds=0.2 if quick else 1.0, seed=seed + i)
+                 for i in range(runs)]
+        out[f"net_evals_per_s_b{batch}_19"] = round(statistics.median(r for r, _ in rates), 1)
+        out["net_provider"] = rates[0][1]
+    return out
+
+
 def collect(args):
     figures = {"runs": args.runs}
     figures.update(light_figures(args.runs, args.quick, args.seed))
+    figures.update(net_figures(args.runs, args.quick, args.seed))
     return figures
 
 

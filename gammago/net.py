@@ -422,6 +422,13 @@ class RootSearch:
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
         self.gamma_rollouts = False
+        self.gammas = None
+
+    def use_gammas(self, table):
+        """Child ordering below the root (tree.Search.use_gammas): the table, or None (cheap)."""
+        self.gammas = table
+        for k in self.kids:
+            k["search"].use_gammas(table)
 
     def use_gamma_rollouts(self):
         if not hasattr(self.make_search(), "use_gamma_rollouts"):
@@ -452,6 +459,8 @@ class RootSearch:
             s = self.make_search()
             if self.gamma_rollouts:
                 s.use_gamma_rollouts()
+            if self.gammas is not None:
+                s.use_gammas(self.gammas)
             s.set_root(child, None)
             self.kids.append({"move": m, "point": b.point(m), "prior": pri[m] / total,
                               "net": (values[m] + 1) / 2, "search": s, "visits": 0, "own": 0.0})

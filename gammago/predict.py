@@ -186,9 +186,13 @@ def add_arguments(p):
     p.add_argument("--max-games", type=int, metavar="N", help="read at most N records")
     p.add_argument("--workers", type=int, default=WORKERS, help="processes (default 2)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--model", metavar="FILE", help="score an ONNX policy net (gammago.net) instead of gammas")
 
 
 def main(args):
+    if args.model:
+        from gammago import net
+        return net.predict_command(args)
     t0 = time.perf_counter()
     if args.gammas:
         try:

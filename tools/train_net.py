@@ -248,6 +248,26 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
     return out
 
 
+def write_heldout_tar(names, out, limit=0):
+    """Copy the held-out records (names 'archive:member' or file paths) into the tar `out`."""
+    names = [str(n) for n in names][: limit or None]
+    by_archive = {}
+    for n in names:
+        archive, sep, member = n.rpartition(":") if ".tar" in n else ("", "", n)
+        by_archive.setdefault(archive, set()).add(member)
+    with tarfile.open(out, "w") as tout:
+        for archive, members in sorted(by_archive.items()):
+            if not archive:
+                for m in sorted(members):
+                    tout.add(m, arcname=os.path.basename(m))
+                continue
+            with tarfile.open(archive, "r:*") as tin:
+                for m in tin:
+                    if m.name in members:
+                        tout.addfile(m, tin.extractfile(m))
+    print(f"train_net: wrote {len(names)} held-out records to {out}", file=sys.stderr)
+
+
 def unpack(packed):
     n = packed.shape[0]
     bits = np.unpackbits(packed, axis=1, count=NPLANES * SIZE * SIZE)
@@ -407,6 +427,10 @@ def main(argv=None):
     ap.add_argument("--eval-every", type=float, default=180.0, help="seconds between held-out checks")
     ap.add_argument("--eval-limit", type=int, default=2000, help="held-out positions per periodic check")
     ap.add_argument("--heldout-list", default=None, help="write the held-out game names here")
+    ap.add_argument("--heldout-tar", default=None,
+                    help="write the held-out games' SGF records to this tar (for gammago predict)")
+    ap.add_argument("--heldout-max", type=int, default=0, help="at most this many games in --heldout-tar")
+    ap.add_argument("--no-train", action="store_true", help="stop after the data (and held-out files)")
     args = ap.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -429,6 +453,11 @@ def main(argv=None):
     if args.heldout_list:
         with open(args.heldout_list, "w") as fh:
             fh.write("\n".join(str(n) for n in data["heldout_names"]) + "\n")
+
+    if args.heldout_tar:
+        write_heldout_tar(data["heldout_names"], args.heldout_tar, args.heldout_max)
+    if args.no_train:
+        return 0
 
     model = GoNet(args.blocks, args.channels)
     nparams = sum(p.numel() for p in model.parameters())

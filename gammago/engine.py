@@ -51,7 +51,8 @@ class EngineConfig:
                                      # stones are removed (else only when winning by Tromp-Taylor)
     reuse: bool = True             # keep the subtree of the moves played since the last search
     early_stop: bool = True        # stop once the best move cannot be overtaken
-    rollout: str = "light"         # rollout policy: light (uniform) | gamma (pyx/rollout)
+    rollout: str = "auto"          # rollout policy: light (uniform) | gamma (pyx/rollout, the
+                                   # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
     # tree parameters (pyx/tree.pyx DEFAULTS)
@@ -99,8 +100,9 @@ class EngineConfig:
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
         g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                        help="always think for the whole budget")
-        g.add_argument("--rollout", choices=("light", "gamma"), default=d.rollout,
-                       help="rollout policy (gamma needs pyx/rollout)")
+        g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
+                       help="rollout policy: gamma-weighted (needs the shipped gammas), light "
+                            "(uniform), auto (gamma when a gamma file is shipped)")
         g.add_argument("--prior", choices=("auto", "gamma", "cheap"), default=d.prior,
                        help="ratings that order children for progressive widening")
         t = p.add_argument_group("tree")
@@ -147,7 +149,7 @@ class EngineConfig:
             (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
             (0 <= self.resign < 1, f"--resign must be in [0, 1), not {self.resign}"),
             (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
-            (self.rollout in ("light", "gamma"), f"--rollout must be light or gamma, not {self.rollout!r}"),
+            (self.rollout in ("auto", "light", "gamma"), f"--rollout must be auto, light or gamma, not {self.rollout!r}"),
             (self.prior in ("auto", "gamma", "cheap"), f"--prior must be auto, gamma or cheap, not {self.prior!r}"),
             (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
@@ -252,8 +254,6 @@ class Engine:
         self.net = None
         if self.config.mode in ("net-root", "net-policy"):
             self._use_net()
-        if self.config.rollout == "gamma":
-            self._use_gamma_rollouts()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
         self.last_infos = []
         self.new_game(19, 7.5)
@@ -284,11 +284,6 @@ class Engine:
             emit([])
         return move
 
-    def _use_gamma_rollouts(self):
-        if not hasattr(self.search, "use_gamma_rollouts"):
-            raise ValueError("--rollout gamma: this build has no gamma rollouts (pyx/rollout)")
-        self.search.use_gamma_rollouts()
-
     # --- game state ---
     def new_game(self, size, komi):
         self.board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
@@ -296,22 +291,24 @@ class Engine:
         self._forget()
 
     def _set_prior(self, size):
-        if self.config.prior == "cheap":
-            self.search.use_gammas(None)
-            return
-        from gammago import gammas
-        try:
-            g = gammas.load_default(size)
-        except (OSError, ValueError) as exc:
-            if self.config.prior == "gamma":
-                raise ValueError(f"--prior gamma: {exc}")
-            global _PRIOR_WARNED
-            if not _PRIOR_WARNED:
-                log.warning("no gammas (%s): children are ordered by the cheap built-in rating", exc)
-                _PRIOR_WARNED = True
-            self.search.use_gammas(None)
-            return
-        self.search.use_gammas(g.table)
+        """Gammas order the children (--prior) and drive the rollouts (--rollout) when a gamma
+        file is shipped; otherwise the cheap rating and light rollouts."""
+        cfg = self.config
+        table = None
+        if cfg.prior != "cheap" or cfg.rollout != "light":
+            from gammago import gammas
+            try:
+                table = gammas.load_default(size).table
+            except (OSError, ValueError) as exc:
+                for flag in ("prior", "rollout"):
+                    if getattr(cfg, flag) == "gamma":
+                        raise ValueError(f"--{flag} gamma: {exc}")
+                global _PRIOR_WARNED
+                if not _PRIOR_WARNED:
+                    log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
+                    _PRIOR_WARNED = True
+        self.search.use_gammas(table if cfg.prior != "cheap" else None)
+        self.search.use_gamma_rollouts(table if cfg.rollout != "light" else None)
 
     def _forget(self):
         self._tree_moves = None

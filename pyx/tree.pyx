@@ -11,6 +11,7 @@ from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, fabs
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_GetName
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
                             board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
@@ -515,6 +516,7 @@ cdef class Search:
     cdef public object params
     cdef uint64_t seed
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
+    cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -573,6 +575,42 @@ cdef class Search:
         self._gamma = a
         self.t.prior.ctx = <void*>&view[0]
         self.t.prior.rate = _gamma_rate
+
+    def use_gamma_rollouts(self, table):
+        """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
+        for a float64 gamma table; None goes back to light (uniform) rollouts. The rollout
+        module is looked up at run time (its C functions through its __pyx_capi__), so the
+        tree builds and runs without it."""
+        import numpy as np
+        cdef double[::1] view
+        if table is None:
+            self._free_workers()
+            self._rollout_table = None
+            self.maker.arg = NULL
+            self.maker.make = _light_make
+            self.maker.release = _no_release
+            return
+        try:
+            from gammago import rollout
+            capi = rollout.__pyx_capi__
+            mk, rl = capi["rollout_make_gamma"], capi["rollout_release_gamma"]
+        except (ImportError, AttributeError, KeyError) as exc:
+            raise ValueError(f"gamma rollouts are not available in this build: {exc}")
+        a = np.ascontiguousarray(table, dtype=np.float64)
+        if a.ndim != 1 or a.shape[0] != NFEAT:
+            raise ValueError(f"gamma table must have {NFEAT} entries, not {a.shape}")
+        if not np.all(np.isfinite(a)) or (a <= 0).any():
+            raise ValueError("gamma table holds a non-positive or non-finite value")
+        self._free_workers()
+        view = a
+        self._rollout_table = a
+        self.maker.arg = <void*>&view[0]
+        self.maker.make = <int (*)(void*, policy_t*) noexcept nogil>PyCapsule_GetPointer(mk, PyCapsule_GetName(mk))
+        self.maker.release = <void (*)(void*, policy_t*) noexcept nogil>PyCapsule_GetPointer(rl, PyCapsule_GetName(rl))
+
+    @property
+    def rollouts(self):
+        return "gamma" if self._rollout_table is not None else "light"
 
     @property
     def ladders(self):

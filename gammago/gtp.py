@@ -122,6 +122,7 @@ class Gtp:
         self.quit = False
         self.setup_black, self.setup_white = [], []   # setup stones of this game (printsgf)
         self.handicap = 0
+        self.version_text = ""              # --gtp-version: what `version` answers instead
         self.commands = {
             "protocol_version": self.cmd_protocol_version,
             "name": self.cmd_name,
@@ -252,7 +253,7 @@ class Gtp:
         return self.engine.name
 
     def cmd_version(self, args):
-        return self.engine.version
+        return self.version_text or self.engine.version
 
     def cmd_known_command(self, args):
         _nargs(args, 1, usage="known_command COMMAND")
@@ -632,6 +633,9 @@ def add_arguments(parser):
     EngineConfig.add_arguments(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="log only warnings and errors to stderr (default: one line a move)")
+    parser.add_argument("--gtp-version", default="", metavar="TEXT",
+                        help="answer the GTP `version` command with TEXT (Lizzie 0.7 reads it as a "
+                             "Leela Zero version and warns below 0.15: give 0.17)")
     parser.epilog = ("Speaks GTP v2 on stdin/stdout; logs go to stderr. "
                      "GUI command lines: docs/GUI.md.")
 
@@ -652,7 +656,10 @@ def main(args):
     sys.stdout = sys.stderr
     log.info("gammago %s ready (GTP v2)", engine.version)
     try:
-        return Gtp(engine, out).serve()
+        gtp = Gtp(engine, out)
+        if args.gtp_version:
+            gtp.version_text = args.gtp_version
+        return gtp.serve()
     except BrokenPipeError:
         return 0
     finally:

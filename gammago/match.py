@@ -35,6 +35,7 @@ import math
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -290,13 +291,25 @@ def _other(c):
     return "w" if c == "b" else "b"
 
 
+def move_limit(cfg, n):
+    """Seconds engine n may take on a genmove: --move-timeout (default --time-per-move + 1 s)
+    when it was told the time settings; an engine that was not told any (--time-settings-to)
+    cannot be held to them and gets UNTIMED_MOVE_TIMEOUT_S (or --move-timeout in an untimed match)."""
+    timed = cfg.time_per_move and cfg.time_settings_to in ("both", str(n))
+    if timed:
+        return cfg.move_timeout or cfg.time_per_move + 1.0
+    if not cfg.time_per_move and cfg.move_timeout:
+        return cfg.move_timeout
+    return UNTIMED_MOVE_TIMEOUT_S
+
+
 def play_game(cfg, index, stop=None):
     """Play game `index`; returns a GameResult (and writes its SGF when cfg.sgf_dir is set)."""
     e1_black = (index % 2 == 0) or not cfg.alternate
     number = {"b": 1 if e1_black else 2, "w": 2 if e1_black else 1}
     seed = cfg.seed + index
     referee = Board(cfg.size, cfg.komi)
-    move_timeout = cfg.move_timeout or (cfg.time_per_move + 1.0 if cfg.time_per_move else UNTIMED_MOVE_TIMEOUT_S)
+    move_timeout = {n: move_limit(cfg, n) for n in (1, 2)}
     max_moves = cfg.max_moves or 4 * cfg.size * cfg.size
     moves, comments = [], {}
     max_move_s = {1: 0.0, 2: 0.0}
@@ -340,7 +353,7 @@ def play_game(cfg, index, stop=None):
             eng, n = engines[colour], number[colour]
             t0 = time.monotonic()
             try:
-                answer = eng.send(f"genmove {colour}", move_timeout)
+                answer = eng.send(f"genmove {colour}", move_timeout[n])
             except EngineFailure as e:
                 forfeit(colour, e.reason, e.detail)
                 break
@@ -585,10 +598,11 @@ def add_arguments(p):
                         "loses (see --move-timeout)")
     p.add_argument("--time-settings-to", choices=("both", "1", "2", "none"), default="both",
                    help="which engines get time_settings (GNU Go lowers its level under time "
-                        "pressure: give it none to keep --level fixed)")
+                        "pressure: give it none to keep --level fixed); an engine without them "
+                        f"may take up to {UNTIMED_MOVE_TIMEOUT_S:g} s a move")
     p.add_argument("--move-timeout", type=float, default=0.0, metavar="S",
-                   help="a genmove taking longer loses on time (default: --time-per-move + 1, "
-                        f"or {UNTIMED_MOVE_TIMEOUT_S:g} s untimed)")
+                   help="a genmove taking longer loses on time (default: --time-per-move + 1 for "
+                        f"engines given time settings, else {UNTIMED_MOVE_TIMEOUT_S:g} s)")
     p.add_argument("--max-moves", type=int, default=0,
                    help="stop and score a game after this many moves (default 4*size*size)")
     p.add_argument("--sgf-dir", default="", help="save every game as DIR/game_NNNN.sgf")
@@ -659,6 +673,13 @@ def main(args):
         cfg.names = {1: cfg.names[1] + " (1)", 2: cfg.names[2] + " (2)"}
     print(f"engine1: {cfg.names[1]}: {cfg.engines[1]}\nengine2: {cfg.names[2]}: {cfg.engines[2]}",
           file=sys.stderr)
+    # Ctrl-C, and SIGTERM (also when started in the background, where SIGINT is ignored), stop
+    # the match cleanly: the games in progress are abandoned, the table of the rest printed
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, interrupt)
     t0 = time.monotonic()
     results, summary = run_match(cfg, progress=not args.quiet)
     summary["wall_s"] = round(time.monotonic() - t0, 1)

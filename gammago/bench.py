@@ -61,9 +61,34 @@ def net_figures(runs, quick, seed):
     return out
 
 
+# Search: playouts per timed search from the empty board (light rollouts, cheap prior), with 1
+# and 2 threads sharing one tree; compare with light_playouts_per_s_* of the same run.
+SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
+
+
+def search_figures(runs, quick, seed):
+    from gammago.board import Board
+    from gammago.tree import Search
+    out = {}
+    for size, n in SEARCH_PLAYOUTS.items():
+        n = max(100, n // 10) if quick else n
+        for threads in (1, 2):
+
+            def one(s, size=size, n=n, threads=threads):
+                tree = Search(1_000_000, seed=s)
+                tree.set_root(Board(size, 7.5))
+                t = tree.run(threads, n)
+                return t, n, 0
+
+            rate, _ = _median_rate(one, runs, seed)
+            out[f"search_playouts_per_s_{size}_{threads}t"] = round(rate, 1)
+    return out
+
+
 def collect(args):
     figures = {"runs": args.runs}
     figures.update(light_figures(args.runs, args.quick, args.seed))
+    figures.update(search_figures(args.runs, args.quick, args.seed))
     figures.update(net_figures(args.runs, args.quick, args.seed))
     return figures
 

@@ -23,7 +23,10 @@
 #                beyond -> 17; absent when the last move was a pass or there is none; the
 #                point itself (its stone was captured since) counts as d = 2
 #   G_DIST2      the same for the move before the last one
-#   G_EDGE       line 1, 2, 3, 4+ -> 1..4
+#   G_EDGE       where the move is relative to the edges: its line a = 1, 2, 3, 4, 5+ (distance to
+#                the nearest edge) together with b = a..7+, its line counted from the nearest
+#                edge of the other axis (so 4/4 is a star point in a corner, 3/4 a komoku,
+#                3/7+ the third line on a side): 1 + EDGE_START[a] + (b - a), 25 levels
 #   G_PAT3       the 3x3 pattern: 1 + index of the canonical code (8 symmetries, colours seen
 #                from the mover, with the 4 atari bits), PAT3_RARE for the patterns a gamma file
 #                merged into its default (training only; move_features never writes it).
@@ -31,7 +34,7 @@ from libc.stdint cimport int32_t, int16_t, uint16_t, uint32_t
 from gammago.board cimport board_t
 
 cdef enum:
-    FEATURES_VERSION = 1   # bump whenever a definition above changes: gamma files check it
+    FEATURES_VERSION = 2   # bump whenever a definition above changes: gamma files check it
     NGROUPS = 9
     G_PASS = 0
     G_CAPTURE = 1
@@ -49,7 +52,7 @@ cdef enum:
     FN_SELFATARI = 3
     FN_ATARI = 5
     FN_DIST = 18
-    FN_EDGE = 5
+    FN_EDGE = 26
     NPAT3 = 7455           # canonical 3x3 patterns (checked when the module loads)
     FN_PAT3 = 7457         # absent + NPAT3 + the merged default PAT3_RARE
     # group bases (global id of each group's "absent" entry)
@@ -61,9 +64,9 @@ cdef enum:
     FB_DIST1 = 29
     FB_DIST2 = 47
     FB_EDGE = 65
-    FB_PAT3 = 70
+    FB_PAT3 = 91
     PAT3_RARE = 7456       # local id of the merged default pattern
-    NFEAT = 7527           # FB_PAT3 + FN_PAT3: the length of a gamma table
+    NFEAT = 7548           # FB_PAT3 + FN_PAT3: the length of a gamma table
 
 # A gamma table is a plain array of NFEAT doubles (absent ids hold 1.0); gammago.gammas loads one
 # from a file into a numpy float64 array whose buffer can be passed as `const double*`.

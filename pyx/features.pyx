@@ -123,19 +123,20 @@ cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil:
         code = code_swap(code)
     return FB_PAT3 + PAT3[code]
 
+cdef int EDGE_START[6]
+EDGE_START[:] = [0, 0, 7, 13, 18, 22]     # by a = 1..5: levels before a's run of b = a..7
+
 cdef int feat_edge(const board_t* b, int p) noexcept nogil:
     cdef int row = p // b.W - 1, col = p % b.W - 1
-    cdef int line = row
-    if col < line:
-        line = col
-    if b.size - 1 - row < line:
-        line = b.size - 1 - row
-    if b.size - 1 - col < line:
-        line = b.size - 1 - col
-    line += 1
-    if line > 4:
-        line = 4
-    return FB_EDGE + line
+    cdef int r = row if row < b.size - 1 - row else b.size - 1 - row
+    cdef int c = col if col < b.size - 1 - col else b.size - 1 - col
+    cdef int lo = (r if r < c else c) + 1
+    cdef int hi = (c if r < c else r) + 1
+    if lo > 5:
+        lo = 5
+    if hi > 7:
+        hi = 7
+    return FB_EDGE + 1 + EDGE_START[lo] + hi - lo
 
 cdef int feat_dist(const board_t* b, int p, int q, int base) noexcept nogil:
     cdef int dx, dy, d
@@ -340,7 +341,7 @@ N_GROUPS = NGROUPS
 N_PAT3 = NPAT3
 PAT3_DEFAULT = PAT3_RARE
 # bits each group's local id takes in a packed team key (extract_game)
-KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 3, 13)
+KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 5, 13)
 KEY_SHIFTS = tuple(sum(KEY_BITS[:g]) for g in range(NGROUPS))
 cdef int KSHIFT[NGROUPS]
 KSHIFT[:] = list(KEY_SHIFTS)
@@ -374,7 +375,9 @@ def level_name(int fid):
     if g in (G_DIST1, G_DIST2):
         return f"{name}:{lv + 1 if lv < 17 else '18+'}"
     if g == G_EDGE:
-        return f"{name}:line{lv}{'+' if lv == 4 else ''}"
+        a = max(x for x in range(1, 6) if EDGE_START[x] < lv)
+        b = a + lv - 1 - EDGE_START[a]
+        return f"{name}:{a}{'+' if a == 5 else ''}/{b}{'+' if b == 7 else ''}"
     if lv == PAT3_RARE:
         return f"{name}:default"
     return f"{name}:0x{PAT3_CODE[lv]:05x}"

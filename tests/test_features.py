@@ -175,8 +175,10 @@ def test_features_match_brute_force(seed):
                 want = 0 if d is None else (max(d, 2) - 1 if d <= 17 else 17)
                 assert f[G[key]] - BASE[key] == want
             r, c = parse_vertex(v, size)
-            line = min(r, c, size - 1 - r, size - 1 - c) + 1
-            assert f[G["edge"]] - BASE["edge"] == min(line, 4)
+            lr, lc = min(r, size - 1 - r) + 1, min(c, size - 1 - c) + 1
+            a, b2 = min(lr, lc), max(lr, lc)
+            assert F.level_name(int(f[G["edge"]])) == \
+                f"edge:{min(a, 5)}{'+' if a >= 5 else ''}/{min(b2, 7)}{'+' if b2 >= 7 else ''}"
             assert 1 <= f[G["pat3"]] - BASE["pat3"] <= F.N_PAT3
     # the random games exercised every tactical feature
     assert all(n > 0 for n in checked.values()), checked

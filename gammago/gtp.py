@@ -579,7 +579,7 @@ class Gtp:
                 "plist/Final status: alive/final_status_list alive",
                 "plist/Final status: seki/final_status_list seki",
                 "string/Print SGF/printsgf"]
-        cmds += [f"gfx/Analyze {s} s (%m to move)/gammago-analyze {s} %m" for s in GFX_ANALYZE_S]
+        cmds += [f"gfx/Analyze {s} s/gammago-analyze {s}" for s in GFX_ANALYZE_S]   # side to move
         return "\n".join(cmds)
 
     def cmd_gammago_analyze(self, args):

@@ -1,0 +1,858 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Gamma rollouts: a playout policy that samples each move in proportion to the product of the
+gammas of its features, with incrementally kept weights (see gammago/rollout.pxd for the scheme),
+pure Monte-Carlo evaluation with it, and the Python entry points (GammaPolicy)."""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+from libc.stdio cimport snprintf
+from libc.math cimport fabs
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
+from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
+                            board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
+                            PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
+                            CODE_ATARI_SHIFT, _popcount32)
+from gammago.playout cimport policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light
+from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
+from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
+                               NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
+                               G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1,
+                               FB_DIST2)
+
+cdef extern from *:
+    int _ctz64 "__builtin_ctzll"(unsigned long long) nogil
+
+# Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller: a
+# looser bound Mf for far points and more rejections. 6 is a good middle for the trained gammas
+# (see docs/BENCHMARKS.md, "Rollouts").
+cdef enum:
+    DEF_NEAR_D = 6
+    F_DIRTY = 1
+    F_L = 2
+    F_K = 4
+
+# ---------------------------------------------------------------------------------------------
+# Geometry and tables
+# ---------------------------------------------------------------------------------------------
+cdef inline int _dindex(const gamma_policy_t* g, int p, int q) noexcept nogil:
+    """Index of the (|drow|, |dcol|) pair of p and q in the distance tables."""
+    cdef int dy = <int>g.rowof[p] - <int>g.rowof[q]
+    cdef int dx = <int>g.colof[p] - <int>g.colof[q]
+    if dx < 0:
+        dx = -dx
+    if dy < 0:
+        dy = -dy
+    return dy * MAX_SIZE + dx
+
+cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
+    cdef int p, q, dr, dc, adr, adc, d, n = 0, R
+    cdef double x
+    g.size = b.size
+    g.W = b.W
+    for p in range(MAX_PTS):
+        g.rowof[p] = 0
+        g.colof[p] = 0
+        g.edge_g[p] = 0
+    for p in range(b.npts):
+        g.rowof[p] = p // b.W
+        g.colof[p] = p % b.W
+        if b.color[p] != BORDER:
+            g.edge_g[p] = g.gamma[feat_edge(b, p)]
+    # distance gammas by (|drow|, |dcol|), from feat_dist itself; the bounds Mf over the pairs
+    # outside the near set
+    R = g.near_d
+    g.mf1 = 0
+    g.mf2 = 0
+    q = b.W + 1
+    for adr in range(MAX_SIZE):
+        for adc in range(MAX_SIZE):
+            if adr < b.size and adc < b.size:
+                p = q + adr * b.W + adc
+                g.gd1[adr * MAX_SIZE + adc] = g.gamma[feat_dist(b, p, q, FB_DIST1)]
+                g.gd2[adr * MAX_SIZE + adc] = g.gamma[feat_dist(b, p, q, FB_DIST2)]
+                if adr + adc + (adr if adr > adc else adc) > R:
+                    if g.gd1[adr * MAX_SIZE + adc] > g.mf1:
+                        g.mf1 = g.gd1[adr * MAX_SIZE + adc]
+                    if g.gd2[adr * MAX_SIZE + adc] > g.mf2:
+                        g.mf2 = g.gd2[adr * MAX_SIZE + adc]
+            else:
+                g.gd1[adr * MAX_SIZE + adc] = 0
+                g.gd2[adr * MAX_SIZE + adc] = 0
+    # fm[dy]: the largest distance gamma of a far pair (d > near_d) dy rows apart
+    for adr in range(MAX_SIZE):
+        g.fm1[adr] = 0
+        g.fm2[adr] = 0
+        for adc in range(b.size):
+            if adr < b.size and adr + adc + (adr if adr > adc else adc) > R:
+                if g.gd1[adr * MAX_SIZE + adc] > g.fm1[adr]:
+                    g.fm1[adr] = g.gd1[adr * MAX_SIZE + adc]
+                if g.gd2[adr * MAX_SIZE + adc] > g.fm2[adr]:
+                    g.fm2[adr] = g.gd2[adr * MAX_SIZE + adc]
+    # near offsets, nearest first (the point itself included: a captured last2 stone leaves
+    # an empty point at distance 0)
+    for d in range(R + 1):
+        for dr in range(-R, R + 1):
+            for dc in range(-R, R + 1):
+                adr = dr if dr >= 0 else -dr
+                adc = dc if dc >= 0 else -dc
+                if adr + adc + (adr if adr > adc else adc) == d and n < NEAR_MAX_OFFS:
+                    g.off_dr[n] = dr
+                    g.off_dc[n] = dc
+                    n += 1
+    g.noffs = n
+
+# ---------------------------------------------------------------------------------------------
+# Dirty bookkeeping
+# ---------------------------------------------------------------------------------------------
+cdef inline void _mark(gamma_policy_t* g, int c, int p) noexcept nogil:
+    if not (g.flags[c][p] & F_DIRTY):
+        g.flags[c][p] |= F_DIRTY
+        g.dlist[c][g.nd[c]] = p
+        g.nd[c] += 1
+
+cdef inline void _mark2(gamma_policy_t* g, int p) noexcept nogil:
+    _mark(g, BLACK, p)
+    _mark(g, WHITE, p)
+
+cdef inline void _mark_libs(gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
+    """Mark every liberty of the string with head h, for both colours."""
+    cdef int w
+    cdef uint64_t x
+    for w in range(b.nwords):
+        x = b.libs[h * b.nwords + w]
+        while x:
+            _mark2(g, (w << 6) + _ctz64(x))
+            x &= x - 1
+
+cdef void _mark_atari_neighbours(gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
+    """For every string of the other colour next to string h that has one liberty, mark that
+    liberty (capture kind 1, "saves a string in atari", depends on h's atari state)."""
+    cdef int col = b.color[h]
+    cdef int o = 3 - col
+    cdef int s = h, k, r, hr
+    while True:
+        for k in range(4):
+            r = s + b.off[k]
+            if b.color[r] == o:
+                hr = b.head[r]
+                if b.nlibs[hr] == 1:
+                    _mark2(g, board_first_lib(b, hr))
+        s = b.next[s]
+        if s == h:
+            break
+
+cdef inline void _set_all_full(gamma_policy_t* g) noexcept nogil:
+    g.full[BLACK] = 1
+    g.full[WHITE] = 1
+
+# ---------------------------------------------------------------------------------------------
+# Weights
+# ---------------------------------------------------------------------------------------------
+cdef double _slow_weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
+    """The base weight of a legal, non-eye point through feat_tactics (and the L/K lists)."""
+    cdef int32_t ids[NGROUPS]
+    cdef int lv
+    cdef double w
+    feat_tactics(b, p, c, ids)
+    w = (_pat_gamma(g, b, p, c) * g.edge_g[p] * g.gamma[ids[G_CAPTURE]] *
+         g.gamma[ids[G_EXTENSION]] * g.gamma[ids[G_SELFATARI]] * g.gamma[ids[G_ATARI]])
+    lv = ids[G_CAPTURE] - FB_CAPTURE
+    if (lv and ((lv - 1) // 3 == 0 or (lv - 1) // 3 == 2)) or \
+       (ids[G_EXTENSION] - FB_EXTENSION == 1 or ids[G_EXTENSION] - FB_EXTENSION == 2):
+        if not (g.flags[c][p] & F_L):
+            g.flags[c][p] |= F_L
+            g.llist[c][g.nl[c]] = p
+            g.nl[c] += 1
+    if ids[G_ATARI] != FB_ATARI and not (g.flags[c][p] & F_K):
+        g.flags[c][p] |= F_K
+        g.klist[c][g.nk[c]] = p
+        g.nk[c] += 1
+    g.n_slow += 1
+    return w
+
+cdef inline double _pat_gamma(const gamma_policy_t* g, const board_t* b, int p, int c) noexcept nogil:
+    # feat_pat3 through its table (features.pxd: indexed by the code seen from Black)
+    cdef uint32_t code = b.code[p]
+    if c == WHITE:
+        code = code_swap(code)
+    return g.gamma[FB_PAT3 + g.pat3[code]]
+
+cdef inline void _recompute(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
+    """base[c][p] from the features; records whether the result used the last move (L) or has
+    an atari feature (K, whose level depends on the ko flag)."""
+    cdef int32_t ids[NGROUPS]
+    cdef double w = 0, old = g.w[c][p]
+    cdef int k, q, col, ne, own3
+    cdef uint32_t code = b.code[p]
+    if b.color[p] != EMPTY:
+        pass
+    elif (code >> CODE_ATARI_SHIFT) == 0:
+        # No string next to p is in atari, so no capture and no extension. Self-atari needs
+        # the move's string to end with one liberty: impossible with two empty neighbours or
+        # a neighbour string of c with 3+ liberties (which also makes p legal but for ko).
+        # An atari feature needs an opponent string with two liberties next to p.
+        ne = _popcount32((~(code | (code >> 1))) & 0x55)
+        own3 = 0
+        for k in range(4):
+            q = p + b.off[k]
+            col = b.color[q]
+            if col == c:
+                if b.nlibs[b.head[q]] >= 3:
+                    own3 = 1
+            elif col == 3 - c and b.nlibs[b.head[q]] == 2:
+                own3 = -1
+                break
+        if own3 >= 0 and (ne >= 2 or own3):
+            if p != b.ko and (ne or not board_is_eye(b, p, c)):
+                w = _pat_gamma(g, b, p, c) * g.edge_g[p]
+        elif board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            w = _slow_weight(g, b, c, p)
+    elif board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+        w = _slow_weight(g, b, c, p)
+    if w != old:
+        g.w[c][p] = w
+        g.rowdirty[c] |= (<uint32_t>1) << g.rowof[p]
+        if old > 0 and not (w > 0):
+            g.npos[c] -= 1
+        elif w > 0 and not (old > 0):
+            g.npos[c] += 1
+    g.n_recompute += 1
+
+cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
+    """Bring colour c's base weights up to date (c is the side to move)."""
+    cdef int i, p, r, col, kf = 1 if b.ko != PASS else 0
+    cdef double s
+    cdef double* row
+    if g.full[c]:
+        g.full[c] = 0
+        g.n_full += 1
+        for i in range(MAX_PTS):
+            g.w[c][i] = 0
+            g.flags[c][i] = 0
+        g.nd[c] = 0
+        g.nl[c] = 0
+        g.nk[c] = 0
+        g.npos[c] = 0
+        for i in range(b.nempty):
+            _recompute(g, b, c, b.empty[i])
+        g.rowdirty[c] = 0xFFFFFFFF
+    else:
+        if kf != g.kostate[c]:
+            for i in range(g.nk[c]):
+                p = g.klist[c][i]
+                g.flags[c][p] &= ~F_K
+                _mark(g, c, p)
+            g.nk[c] = 0
+        for i in range(g.nd[c]):
+            p = g.dlist[c][i]
+            g.flags[c][p] &= ~F_DIRTY
+            _recompute(g, b, c, p)
+        g.nd[c] = 0
+    g.kostate[c] = kf
+    if g.rowdirty[c]:
+        for r in range(1, g.size + 1):
+            if (g.rowdirty[c] >> r) & 1:
+                row = &g.w[c][r * g.W + 1]
+                s = 0
+                for col in range(g.size):
+                    s += row[col]
+                g.rowsum[c][r] = s
+        g.rowdirty[c] = 0
+
+# ---------------------------------------------------------------------------------------------
+# Sampling
+# ---------------------------------------------------------------------------------------------
+cdef inline int _draw_base(gamma_policy_t* g, int c, rng_t* r, double total) noexcept nogil:
+    """A point drawn with probability base[c][p] / total (0 if rounding left nothing)."""
+    cdef double u = rng_unit(r) * total
+    cdef double acc = 0
+    cdef int row, col, lastpos = 0
+    cdef const double* w
+    for row in range(1, g.size + 1):
+        if u < acc + g.rowsum[c][row]:
+            break
+        acc += g.rowsum[c][row]
+    else:
+        row = g.size
+        while row >= 1 and not (g.rowsum[c][row] > 0):
+            row -= 1
+        if row < 1:
+            return 0
+        acc = 0
+        u = g.rowsum[c][row] * 0.5
+    w = &g.w[c][row * g.W + 1]
+    for col in range(g.size):
+        if w[col] > 0:
+            acc += w[col]
+            lastpos = col + 1
+            if u < acc:
+                return row * g.W + col + 1
+    if lastpos:
+        return row * g.W + lastpos
+    return 0
+
+cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept nogil:
+    """The fallback: every weight computed explicitly, O(points)."""
+    cdef int i, p, last = b.last, last2 = b.last2, pick = PASS
+    cdef double tot = 0, f, u, acc = 0
+    g.n_fallback += 1
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if g.w[c][p] > 0:
+            f = g.w[c][p]
+            if last != PASS:
+                f *= g.gd1[_dindex(g, p, last)]
+            if last2 != PASS:
+                f *= g.gd2[_dindex(g, p, last2)]
+            tot += f
+    if not (tot > 0):
+        return PASS
+    u = rng_unit(r) * tot
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if g.w[c][p] > 0:
+            f = g.w[c][p]
+            if last != PASS:
+                f *= g.gd1[_dindex(g, p, last)]
+            if last2 != PASS:
+                f *= g.gd2[_dindex(g, p, last2)]
+            acc += f
+            pick = p
+            if u < acc:
+                return p
+    return pick
+
+cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, int has1, int has2,
+                           double* sa) noexcept nogil:
+    """Add the positive-weight points within near_d of q (not yet stamped) to the near set."""
+    cdef int i, p, row, col, qr = g.rowof[q], qc = g.colof[q], last = b.last, last2 = b.last2
+    cdef double w
+    for i in range(g.noffs):
+        row = qr + g.off_dr[i]
+        col = qc + g.off_dc[i]
+        if row < 1 or row > g.size or col < 1 or col > g.size:
+            continue
+        p = row * g.W + col
+        w = g.w[c][p]
+        if w > 0 and g.stamp[p] != g.curstamp:
+            g.stamp[p] = g.curstamp
+            if has1:
+                w *= g.gd1[_dindex(g, p, last)]
+            if has2:
+                w *= g.gd2[_dindex(g, p, last2)]
+            g.near[g.nnear] = p
+            g.wnear[g.nnear] = w
+            g.nnear += 1
+            sa[0] += w
+
+cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept nogil:
+    """Draw a point with probability base * f / sum (f: the distance factor), or PASS when no
+    point has a positive weight. Near points are weighed explicitly; a far point is proposed
+    from row r with weight rowsum[r] * bound[r] (bound[r] >= f of every far point of row r)
+    and accepted with probability f / bound[r]."""
+    cdef int row, i, p, attempt, last = b.last, last2 = b.last2, col
+    cdef int has1 = last != PASS, has2 = last2 != PASS
+    cdef int r1 = g.rowof[last], r2 = g.rowof[last2], dy
+    cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd
+    cdef double* pw = g.rowprop
+    cdef const double* w
+    for row in range(1, g.size + 1):
+        total += g.rowsum[c][row]
+    if not (total > 0) or g.npos[c] == 0:
+        return PASS
+    if not has1 and not has2:
+        p = _draw_base(g, c, r, total)
+        if p:
+            return p
+        return _exact_draw(g, b, c, r)
+    # the near set
+    g.curstamp += 1
+    if g.curstamp == 0:
+        memset(g.stamp, 0, sizeof(g.stamp))
+        g.curstamp = 1
+    g.nnear = 0
+    if has1:
+        _add_near(g, b, c, last, has1, has2, &sa)
+    if has2:
+        _add_near(g, b, c, last2, has1, has2, &sa)
+    # far proposal mass per row
+    if g.nnear < g.npos[c]:
+        for row in range(1, g.size + 1):
+            bnd = 1.0
+            if has1:
+                dy = row - r1
+                bnd = g.fm1[dy if dy >= 0 else -dy]
+            if has2:
+                dy = row - r2
+                bnd *= g.fm2[dy if dy >= 0 else -dy]
+            g.rowbound[row] = bnd
+            pw[row] = g.rowsum[c][row] * bnd
+            far += pw[row]
+    if not (sa + far > 0):
+        return _exact_draw(g, b, c, r)
+    for attempt in range(GP_MAX_ATTEMPTS):
+        g.n_attempts += 1
+        u = rng_unit(r) * (sa + far)
+        if u < sa:
+            acc = 0
+            for i in range(g.nnear):
+                acc += g.wnear[i]
+                if u < acc:
+                    return g.near[i]
+            return g.near[g.nnear - 1]
+        # a far proposal: row by rowsum * bound, then a point of the row by base weight
+        u -= sa
+        acc = 0
+        for row in range(1, g.size + 1):
+            acc += pw[row]
+            if u < acc and pw[row] > 0:
+                break
+        else:
+            continue
+        u = rng_unit(r) * g.rowsum[c][row]
+        w = &g.w[c][row * g.W + 1]
+        acc = 0
+        p = 0
+        for col in range(g.size):
+            acc += w[col]
+            if u < acc and w[col] > 0:
+                p = row * g.W + col + 1
+                break
+        if p == 0 or g.stamp[p] == g.curstamp:
+            continue                # rounding, or a near point: this proposal fails
+        f = 1.0
+        if has1:
+            f = g.gd1[_dindex(g, p, last)]
+        if has2:
+            f *= g.gd2[_dindex(g, p, last2)]
+        if rng_unit(r) * g.rowbound[row] < f:
+            return p
+    return _exact_draw(g, b, c, r)
+
+# ---------------------------------------------------------------------------------------------
+# The policy seam
+# ---------------------------------------------------------------------------------------------
+cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexcept nogil:
+    cdef int c = b.to_move, k, q, h, j, n
+    g.chosen = m
+    g.chosen_n = b.nmoves
+    g.pre_ko = b.ko
+    g.pre_minlibs = 1000
+    g.ncapst = 0
+    if m == PASS:
+        return
+    for k in range(4):
+        q = m + b.off[k]
+        if b.color[q] == c:
+            n = b.nlibs[b.head[q]]
+            if n < g.pre_minlibs:
+                g.pre_minlibs = n
+        elif b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1:
+            h = b.head[q]
+            for j in range(g.ncapst):
+                if b.head[g.capst[j]] == h:
+                    break
+            else:
+                g.capst[g.ncapst] = q
+                g.ncapst += 1
+
+cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
+    cdef gamma_policy_t* g = <gamma_policy_t*>ctx
+    if b.size != g.size or b.W != g.W:
+        _set_geometry(g, b)
+    _set_all_full(g)
+    g.chosen = -1
+
+cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
+    cdef gamma_policy_t* g = <gamma_policy_t*>ctx
+    cdef int c = b.to_move, m
+    if b.size != g.size or b.W != g.W:
+        _set_geometry(g, b)
+        _set_all_full(g)
+    _flush(g, b, c)
+    g.n_choose += 1
+    m = _sample(g, b, c, r)
+    gamma_policy_premove(g, b, m)
+    return m
+
+cdef void _gp_played(void* ctx, board_t* b, int m) noexcept nogil:
+    """After board_play(b, m, X): mark what the move may have changed (see the notes in the
+    module docstring of rollout.pxd and the comments below)."""
+    cdef gamma_policy_t* g = <gamma_policy_t*>ctx
+    cdef int X = 3 - b.to_move, Y = b.to_move
+    cdef int i, k, q, h, s, r, hr, S
+    if m != g.chosen or b.nmoves != g.chosen_n + 1 or b.size != g.size:
+        # a move the policy did not see beforehand: start over
+        _set_all_full(g)
+        g.chosen = -1
+        return
+    g.chosen = -1
+    # the last move changed: X's weights that used the previous one are stale
+    for i in range(g.nl[X]):
+        q = g.llist[X][i]
+        g.flags[X][q] &= ~F_L
+        _mark(g, X, q)
+    g.nl[X] = 0
+    # ko points (legality for the side to move)
+    if g.pre_ko != PASS:
+        _mark2(g, g.pre_ko)
+    if b.ko != PASS:
+        _mark2(g, b.ko)
+    if m == PASS:
+        return
+    # every point whose 3x3 code changed (the move, its 8 neighbours, captured stones, atari bits)
+    if b.nchanged < 0:
+        _set_all_full(g)
+        return
+    for i in range(b.nchanged):
+        _mark2(g, b.changed[i])
+    S = b.head[m]
+    # the mover's new string: its liberties when it or a string it absorbed has few liberties
+    # (liberty counts up to 3 decide extension and self-atari; sizes matter only then)
+    if b.nlibs[S] <= 3 or g.pre_minlibs <= 3:
+        _mark_libs(g, b, S)
+    # capture kind 1 needs the atari state of the mover's strings next to opponent strings
+    if b.nlibs[S] == 1 or g.pre_minlibs == 1:
+        _mark_atari_neighbours(g, b, S)
+    # opponent strings that lost the liberty m
+    g.curg += 1
+    if g.curg == 0:
+        memset(g.gstamp, 0, sizeof(g.gstamp))
+        g.curg = 1
+    for k in range(4):
+        q = m + b.off[k]
+        if b.color[q] == Y:
+            h = b.head[q]
+            if g.gstamp[h] == g.curg:
+                continue
+            g.gstamp[h] = g.curg
+            if b.nlibs[h] <= 3:
+                _mark_libs(g, b, h)
+            if b.nlibs[h] == 1:
+                _mark_atari_neighbours(g, b, h)
+    # strings next to captured stones gained liberties (and may have left atari)
+    for i in range(g.ncapst):
+        s = g.capst[i]          # the ring of a captured string stays intact after removal
+        while True:
+            for k in range(4):
+                r = s + b.off[k]
+                if b.color[r] == X:
+                    hr = b.head[r]
+                    if g.gstamp[hr] != g.curg:
+                        g.gstamp[hr] = g.curg
+                        _mark_libs(g, b, hr)
+                        _mark_atari_neighbours(g, b, hr)
+            s = b.next[s]
+            if s == g.capst[i]:
+                break
+    # features of Y that depend on the new last move m: capturing m's string (kind 0), a
+    # capture next to m (kind 2: the 8 neighbours, already in b.changed), extending a string
+    # that m put in atari
+    if b.nlibs[S] == 1:
+        _mark(g, Y, board_first_lib(b, S))
+    for k in range(4):
+        q = m + b.off[k]
+        if (b.color[q] == BLACK or b.color[q] == WHITE) and b.nlibs[b.head[q]] == 1:
+            _mark(g, Y, board_first_lib(b, b.head[q]))
+
+cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil:
+    pol.ctx = g
+    pol.setboard = _gp_setboard
+    pol.choose = _gp_choose
+    pol.played = _gp_played
+
+cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil:
+    cdef gamma_policy_t* g = <gamma_policy_t*>calloc(1, sizeof(gamma_policy_t))
+    if g == NULL:
+        return NULL
+    g.gamma = gamma
+    g.pat3 = pat3_table()
+    g.near_d = near_d if near_d > 0 else DEF_NEAR_D
+    if g.near_d > 17:
+        g.near_d = 17
+    g.size = 0
+    g.W = 0
+    g.chosen = -1
+    _set_all_full(g)
+    return g
+
+cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil:
+    free(g)
+
+cdef int rollout_make_gamma(void* arg, policy_t* pol) noexcept nogil:
+    cdef gamma_policy_t* g = gamma_policy_new(<const double*>arg, 0)
+    if g == NULL:
+        return 0
+    policy_gamma(pol, g)
+    return 1
+
+cdef void rollout_release_gamma(void* arg, policy_t* pol) noexcept nogil:
+    gamma_policy_free(<gamma_policy_t*>pol.ctx)
+    pol.ctx = NULL
+
+# ---------------------------------------------------------------------------------------------
+# Checking against a recomputation from scratch
+# ---------------------------------------------------------------------------------------------
+cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen) noexcept nogil:
+    cdef int c = b.to_move, p, n = 0, row
+    cdef int32_t ids[NGROUPS]
+    cdef double ref, full, s
+    if b.size != g.size or b.W != g.W:
+        _set_geometry(g, b)
+        _set_all_full(g)
+    _flush(g, b, c)
+    for p in range(b.npts):
+        ref = 0
+        full = 0
+        if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            move_features(b, p, c, ids)
+            full = team_gamma(g.gamma, ids)
+            ids[G_DIST1] = FB_DIST1
+            ids[G_DIST2] = FB_DIST2
+            ref = team_gamma(g.gamma, ids)
+        if fabs(g.w[c][p] - ref) > 1e-12 * ref or (ref == 0) != (g.w[c][p] == 0):
+            snprintf(msg, msglen, "colour %d point %d (row %d col %d): stored weight %.17g, "
+                     "recomputed %.17g", c, p, p // b.W, p % b.W, g.w[c][p], ref)
+            return 1
+        if ref > 0:
+            n += 1
+            # the distance factor the sampler applies must give move_features' full strength
+            s = ref
+            if b.last != PASS:
+                s *= g.gd1[_dindex(g, p, b.last)]
+            if b.last2 != PASS:
+                s *= g.gd2[_dindex(g, p, b.last2)]
+            if fabs(s - full) > 1e-12 * full:
+                snprintf(msg, msglen, "point %d: distance factor gives %.17g, move_features %.17g",
+                         p, s, full)
+                return 1
+    if n != g.npos[c]:
+        snprintf(msg, msglen, "colour %d: %d positive weights, npos says %d", c, n, g.npos[c])
+        return 1
+    for row in range(1, b.size + 1):
+        s = 0
+        for p in range(row * b.W + 1, row * b.W + b.size + 1):
+            s += g.w[c][p]
+        if fabs(s - g.rowsum[c][row]) > 1e-9 * (s + 1e-300):
+            snprintf(msg, msglen, "colour %d row %d: sum %.17g, kept %.17g", c, row, s,
+                     g.rowsum[c][row])
+            return 1
+    return 0
+
+# =============================================================================================
+# Python layer
+# =============================================================================================
+def _as_table(gammas):
+    """A float64 table of NFEAT positive finite gammas from a Gammas object, a path, an array,
+    or None (the shipped gammas)."""
+    import numpy as np
+    if gammas is None:
+        from gammago import gammas as G
+        gammas = G.load_default()
+    if isinstance(gammas, (str, bytes)) or hasattr(gammas, "__fspath__"):
+        from gammago import gammas as G
+        gammas = G.load(gammas)
+    table = getattr(gammas, "table", gammas)
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    if table.ndim != 1 or table.shape[0] != NFEAT:
+        raise ValueError(f"gamma table has shape {table.shape}, the features need ({NFEAT},)")
+    if not (np.all(np.isfinite(table)) and np.all(table > 0)):
+        raise ValueError("gamma table: every gamma must be positive and finite")
+    return table
+
+
+cdef class GammaPolicy:
+    """The gamma rollout policy for one gamma table (a gammago.gammas.Gammas, a gamma file path,
+    an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread."""
+
+    def __cinit__(self, gammas=None, int near_d=0):
+        cdef double[::1] t
+        self.table = _as_table(gammas)
+        t = self.table
+        self.g = gamma_policy_new(&t[0], near_d)
+        if self.g == NULL:
+            raise MemoryError()
+        self.near_d = self.g.near_d
+
+    def __dealloc__(self):
+        gamma_policy_free(self.g)
+
+    cdef const double* table_ptr(self):
+        return self.g.gamma
+
+    @property
+    def table(self):
+        return self.table
+
+    @property
+    def stats(self):
+        """Counters since creation: choices, sampling attempts, weights recomputed, full
+        recomputations, exact fallback draws."""
+        return {"choose": self.g.n_choose, "attempts": self.g.n_attempts,
+                "recompute": self.g.n_recompute, "full": self.g.n_full,
+                "fallback": self.g.n_fallback, "slow": self.g.n_slow}
+
+    def evaluate(self, Board board, int n, unsigned long long seed=1):
+        """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'
+        (size x size, +1 Black .. -1 White), 'moves'}."""
+        import numpy as np
+        cdef policy_t pol
+        cdef rng_t r
+        cdef double wins
+        cdef long moves
+        cdef double[::1] own = np.zeros(board.b.npts)
+        if n <= 0:
+            raise ValueError("need at least one playout")
+        policy_gamma(&pol, self.g)
+        rng_seed(&r, seed)
+        with nogil:
+            mc_evaluate(board.b, &pol, &r, n, &wins, &own[0], &moves)
+        W = board.b.W
+        grid = np.asarray(own).reshape(W, W)[1:W - 1, 1:W - 1] / n
+        return {"black_winrate": wins / n, "ownership": grid, "moves": moves}
+
+    def playout(self, Board board, unsigned long long seed=1, int maxmoves=0):
+        """One gamma playout on a copy of board: (final Board, moves played)."""
+        cdef Board out = board.copy()
+        cdef policy_t pol
+        cdef rng_t r
+        cdef int n
+        policy_gamma(&pol, self.g)
+        rng_seed(&r, seed)
+        if maxmoves <= 0:
+            maxmoves = playout_default_maxmoves(out.b)
+        with nogil:
+            n = playout_run(out.b, &pol, &r, maxmoves)
+        out._undo = []
+        return out, n
+
+    def first_moves(self, Board board, int n, unsigned long long seed=1):
+        """Draw the first rollout move n times (a fresh start each time): numpy int64 counts
+        indexed by point (index 0: pass)."""
+        import numpy as np
+        cdef policy_t pol
+        cdef rng_t r
+        cdef int i, m
+        cdef board_t* b = board.b
+        counts = np.zeros(b.npts, dtype=np.int64)
+        cdef long long[::1] cv = counts
+        policy_gamma(&pol, self.g)
+        rng_seed(&r, seed)
+        with nogil:
+            pol.setboard(pol.ctx, b)
+            for i in range(n):
+                m = pol.choose(pol.ctx, b, &r)
+                cv[m] += 1
+        return counts
+
+    def probabilities(self, Board board):
+        """The exact first-move distribution from move_features (the training definition):
+        numpy float64 indexed by point, over legal moves that are not own true eyes."""
+        import numpy as np
+        cdef board_t* b = board.b
+        cdef int p, c = b.to_move
+        cdef int32_t ids[NGROUPS]
+        out = np.zeros(b.npts, dtype=np.float64)
+        for p in range(b.npts):
+            if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+                move_features(b, p, c, ids)
+                out[p] = team_gamma(self.g.gamma, ids)
+        s = out.sum()
+        if s > 0:
+            out /= s
+        else:
+            out[0] = 1.0
+        return out
+
+    def check(self, Board board):
+        """Bring the side to move's weights up to date and compare each with a recomputation;
+        AssertionError naming the point if one differs."""
+        cdef char msg[256]
+        if gamma_policy_check(self.g, board.b, msg, 256):
+            raise AssertionError(msg.decode())
+
+    def reset(self, Board board):
+        """Start tracking board (as a playout start does)."""
+        _gp_setboard(self.g, board.b)
+
+    def step(self, Board board, vertex):
+        """Play a move on board (GTP vertex or point) and update the weights incrementally, as
+        inside a playout; for tests. The move must be legal under simple ko."""
+        cdef int p = vertex if isinstance(vertex, int) else board.point(vertex)
+        cdef board_t* b = board.b
+        if p != PASS and not board_is_legal(b, p, b.to_move):
+            raise ValueError(f"illegal move {vertex}")
+        gamma_policy_premove(self.g, b, p)
+        board_play(b, p, b.to_move)
+        _gp_played(self.g, b, p)
+        board._undo = []
+        board.moves.append(("b" if b.to_move == WHITE else "w", board.vertex(p)))
+
+    def choose(self, Board board, unsigned long long seed=1):
+        """The move the policy would play next on board (a point), without playing it."""
+        cdef rng_t r
+        rng_seed(&r, seed)
+        return _gp_choose(self.g, board.b, &r)
+
+
+def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
+              bint uniform=False, int near_d=0):
+    """Play `games` playouts from the empty board (moves by the gamma policy, or uniform legal
+    non-eye moves with uniform=True), checking every weight after every move. Returns the
+    number of moves checked; AssertionError on the first difference."""
+    cdef GammaPolicy gp = GammaPolicy(gammas, near_d)
+    cdef Board board
+    cdef policy_t light
+    cdef rng_t r
+    cdef int i, m, n = 0, k
+    cdef char msg[256]
+    policy_light(&light)
+    rng_seed(&r, seed)
+    for i in range(games):
+        board = Board(size)
+        _gp_setboard(gp.g, board.b)
+        k = 0
+        while board.b.npass < 2 and k < 3 * size * size:
+            if gamma_policy_check(gp.g, board.b, msg, 256):
+                raise AssertionError(f"game {i} move {k}: " + msg.decode())
+            if uniform:
+                m = light.choose(light.ctx, board.b, &r)
+                gamma_policy_premove(gp.g, board.b, m)
+            else:
+                m = _gp_choose(gp.g, board.b, &r)
+            board_play(board.b, m, board.b.to_move)
+            _gp_played(gp.g, board.b, m)
+            k += 1
+            n += 1
+    return n
+
+
+def gamma_evaluate(Board board, int n, gammas=None, unsigned long long seed=1):
+    """Pure Monte-Carlo with gamma playouts (a fresh GammaPolicy for `gammas`)."""
+    return GammaPolicy(gammas).evaluate(board, n, seed)
+
+
+def bench_gamma(int size, int n, unsigned long long seed=1, GammaPolicy policy=None):
+    """n gamma playouts from the empty board, timed inside C: (seconds, total moves)."""
+    import time
+    if policy is None:
+        policy = GammaPolicy()
+    cdef Board start = Board(size)
+    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
+    cdef policy_t pol
+    cdef rng_t r
+    cdef long moves = 0
+    cdef int i, maxmoves = playout_default_maxmoves(start.b)
+    cdef double s = 0
+    if b == NULL:
+        raise MemoryError()
+    policy_gamma(&pol, policy.g)
+    rng_seed(&r, seed)
+    t0 = time.perf_counter()
+    with nogil:
+        for i in range(n):
+            board_copy(b, start.b)
+            moves += playout_run(b, &pol, &r, maxmoves)
+            s += board_score(b)
+    t = time.perf_counter() - t0
+    free(b)
+    return t, moves

@@ -692,16 +692,21 @@ cdef int _replay_evaluate(const board_t* start, board_t* b, int n, const int16_t
 
 
 def bench_position(Board board, int repeats=1000):
-    """Seconds per call of position_features on `board` (median-free: total / repeats) and the
-    number of moves it lists: (seconds_per_call, nmoves)."""
+    """Seconds per call of position_features on `board` (total / repeats) and the number of
+    moves it lists: (seconds_per_call, nmoves). The ids are summed so that no call can be
+    optimised away."""
     import time
     cdef int16_t cand[MAX_PTS + 1]
     cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
-    cdef int i, m = 0
+    cdef int i, j, m = 0
     cdef int c = board.b.to_move
+    cdef long check = 0
     t0 = time.perf_counter()
     with nogil:
         for i in range(repeats):
             m = position_features(board.b, c, cand, feats)
+            check += feats[(i % m) * NGROUPS + i % NGROUPS] + cand[i % m]
     t = time.perf_counter() - t0
+    if check < 0:
+        raise AssertionError("impossible checksum")
     return t / repeats, m

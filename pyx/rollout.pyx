@@ -97,8 +97,22 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
                 if adr + adc + (adr if adr > adc else adc) == d and n < NEAR_MAX_OFFS:
                     g.off_dr[n] = dr
                     g.off_dc[n] = dc
+                    g.off_idx[n] = adr * MAX_SIZE + adc
                     n += 1
     g.noffs = n
+    # row bounds by the row of the last (second-last) move; row 0 stands for a pass (factor 1)
+    for adr in range(MAX_W):
+        for dr in range(MAX_W):
+            d = adr - dr if adr > dr else dr - adr
+            if adr == 0:
+                g.fr1[adr][dr] = 1.0
+                g.fr2[adr][dr] = 1.0
+            elif dr < 1 or dr > b.size:
+                g.fr1[adr][dr] = 0
+                g.fr2[adr][dr] = 0
+            else:
+                g.fr1[adr][dr] = g.fm1[d]
+                g.fr2[adr][dr] = g.fm2[d]
 
 # ---------------------------------------------------------------------------------------------
 # Dirty bookkeeping
@@ -321,24 +335,24 @@ cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexc
                 return p
     return pick
 
-cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, int has1, int has2,
-                           double* sa) noexcept nogil:
-    """Add the positive-weight points within near_d of q (not yet stamped) to the near set."""
-    cdef int i, p, row, col, qr = g.rowof[q], qc = g.colof[q], last = b.last, last2 = b.last2
+cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, const double* gq,
+                           int other, const double* go, double* sa) noexcept nogil:
+    """Add the positive-weight points within near_d of q (not yet stamped) to the near set:
+    gq is q's distance table, go the other centre's (other: its point, or PASS)."""
+    cdef int i, p, row, col, qr = g.rowof[q], qc = g.colof[q]
     cdef double w
     for i in range(g.noffs):
         row = qr + g.off_dr[i]
         col = qc + g.off_dc[i]
-        if row < 1 or row > g.size or col < 1 or col > g.size:
+        if <unsigned>(row - 1) >= <unsigned>g.size or <unsigned>(col - 1) >= <unsigned>g.size:
             continue
         p = row * g.W + col
         w = g.w[c][p]
         if w > 0 and g.stamp[p] != g.curstamp:
             g.stamp[p] = g.curstamp
-            if has1:
-                w *= g.gd1[_dindex(g, p, last)]
-            if has2:
-                w *= g.gd2[_dindex(g, p, last2)]
+            w *= gq[g.off_idx[i]]
+            if other != PASS:
+                w *= go[_dindex(g, p, other)]
             g.near[g.nnear] = p
             g.wnear[g.nnear] = w
             g.nnear += 1
@@ -355,6 +369,9 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd
     cdef double* pw = g.rowprop
     cdef const double* w
+    cdef const double* b1
+    cdef const double* b2
+    cdef const double* rs
     for row in range(1, g.size + 1):
         total += g.rowsum[c][row]
     if not (total > 0) or g.npos[c] == 0:
@@ -371,21 +388,19 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         g.curstamp = 1
     g.nnear = 0
     if has1:
-        _add_near(g, b, c, last, has1, has2, &sa)
+        _add_near(g, b, c, last, g.gd1, last2, g.gd2, &sa)
     if has2:
-        _add_near(g, b, c, last2, has1, has2, &sa)
-    # far proposal mass per row
+        _add_near(g, b, c, last2, g.gd2, last, g.gd1, &sa)
+    # far proposal mass per row (fr rows of a pass are all 1)
     if g.nnear < g.npos[c]:
+        b1 = g.fr1[r1]
+        b2 = g.fr2[r2]
+        rs = g.rowsum[c]
         for row in range(1, g.size + 1):
-            bnd = 1.0
-            if has1:
-                dy = row - r1
-                bnd = g.fm1[dy if dy >= 0 else -dy]
-            if has2:
-                dy = row - r2
-                bnd *= g.fm2[dy if dy >= 0 else -dy]
-            g.rowbound[row] = bnd
-            pw[row] = g.rowsum[c][row] * bnd
+            g.rowbound[row] = b1[row] * b2[row]
+        for row in range(1, g.size + 1):
+            pw[row] = rs[row] * g.rowbound[row]
+        for row in range(1, g.size + 1):
             far += pw[row]
     if not (sa + far > 0):
         return _exact_draw(g, b, c, r)
@@ -856,3 +871,72 @@ def bench_gamma(int size, int n, unsigned long long seed=1, GammaPolicy policy=N
     t = time.perf_counter() - t0
     free(b)
     return t, moves
+
+
+# ---------------------------------------------------------------------------------------------
+# Flat Monte-Carlo move choice (the quality yardstick of tools/flat_mc_match.py)
+# ---------------------------------------------------------------------------------------------
+cdef void _flat_mc(const board_t* start, policy_t* pol, rng_t* r, int n, const int16_t* cands,
+                   int ncand, double* wins, int* visits, board_t* b) noexcept nogil:
+    """n playouts spread round-robin over the candidate first moves; wins for the side to move
+    (a jigo is half a win)."""
+    cdef int i, k, c = start.to_move, maxmoves = playout_default_maxmoves(start)
+    cdef double s
+    for i in range(n):
+        k = i % ncand
+        board_copy(b, start)
+        board_play(b, cands[k], c)
+        playout_run(b, pol, r, maxmoves)
+        s = board_score(b)
+        visits[k] += 1
+        if (s > 0 and c == BLACK) or (s < 0 and c == WHITE):
+            wins[k] += 1
+        elif s == 0:
+            wins[k] += 0.5
+
+
+def flat_mc_move(Board board, int playouts, policy=None, unsigned long long seed=1):
+    """A flat Monte-Carlo move for the side to move: `playouts` playouts spread evenly over
+    every legal move (positional superko) that does not fill an own true eye, each played out
+    by `policy` (a GammaPolicy, or None / 'light' for uniform playouts). Returns (vertex or
+    'pass', win rate of the chosen move)."""
+    cdef GammaPolicy gp
+    cdef policy_t pol
+    cdef rng_t r
+    cdef int16_t cands[MAX_PTS]
+    cdef double wins[MAX_PTS]
+    cdef int visits[MAX_PTS]
+    cdef int i, p, n = 0, best = -1, c = board.b.to_move
+    cdef double rate, best_rate = -1
+    cdef board_t* b
+    if playouts < 1:
+        raise ValueError("need at least one playout per move")
+    for i in range(board.b.nempty):
+        p = board.b.empty[i]
+        if not board_is_eye(board.b, p, c) and board.is_legal(board.vertex(p)):
+            cands[n] = p
+            wins[n] = 0
+            visits[n] = 0
+            n += 1
+    if n == 0:
+        return "pass", 0.0
+    if policy is None or policy == "light":
+        policy_light(&pol)
+    elif isinstance(policy, GammaPolicy):
+        gp = policy
+        policy_gamma(&pol, gp.g)
+    else:
+        raise ValueError(f"policy must be a GammaPolicy or 'light', not {policy!r}")
+    b = <board_t*>malloc(sizeof(board_t))
+    if b == NULL:
+        raise MemoryError()
+    rng_seed(&r, seed)
+    with nogil:
+        _flat_mc(board.b, &pol, &r, playouts if playouts >= n else n, cands, n, wins, visits, b)
+    free(b)
+    for i in range(n):
+        rate = wins[i] / visits[i]
+        if rate > best_rate:
+            best_rate = rate
+            best = i
+    return board.vertex(cands[best]), best_rate

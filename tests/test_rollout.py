@@ -1,0 +1,219 @@
+"""Gamma rollouts (pyx/rollout.pyx): incremental weights against a recomputation from scratch,
+the sampler against the exact gamma proportions (chi-square), and playouts that end, stay legal
+and never fill their own eyes."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from scipy import stats
+
+from gammago import features as F
+from gammago import rollout
+from gammago.board import Board, parse_vertex
+
+
+def random_table(seed, spread=1.0):
+    """A synthetic gamma table: log-normal gammas, absent ids 1 (spread: sd of log gamma)."""
+    rng = np.random.default_rng(seed)
+    t = np.exp(rng.normal(0.0, spread, F.N_FEATURES))
+    for g in range(F.N_GROUPS):
+        t[F.GROUP_BASES[g]] = 1.0
+    return t
+
+
+def shipped_or_random():
+    try:
+        from gammago import gammas
+        return gammas.load_default().table
+    except (ValueError, OSError):
+        return random_table(7)
+
+
+def random_position(size, nmoves, seed):
+    """A board after nmoves uniform legal non-eye moves (passes when none)."""
+    rng = np.random.default_rng(seed)
+    b = Board(size)
+    for _ in range(nmoves):
+        moves = b.legal_moves(include_eyes=False)
+        b.play(moves[rng.integers(len(moves))] if moves else "pass")
+    return b
+
+
+# --- incremental weights -------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.sampled_from([5, 6, 7, 9, 13]), table_seed=st.integers(0, 1000),
+       near_d=st.integers(0, 9),
+       picks=st.lists(st.floats(0, 1, exclude_max=True), min_size=1, max_size=250))
+def test_incremental_weights_match_recomputation(size, table_seed, near_d, picks):
+    """After every move of a random sequence (captures, ko, self-atari, passes), every stored
+    weight of the side to move equals its recomputation from move_features."""
+    gp = rollout.GammaPolicy(random_table(table_seed, 1.5), near_d=near_d)
+    b = Board(size)
+    gp.reset(b)
+    for x in picks:
+        gp.check(b)
+        legal = [v for v in b.legal_moves(superko=False)]
+        if x < 0.03 or not legal:
+            gp.step(b, "pass")
+            if b.passes >= 2:
+                break
+        else:
+            gp.step(b, legal[int(x * len(legal))])
+    gp.check(b)
+
+
+@pytest.mark.parametrize("size,games", [(5, 60), (9, 40), (19, 4)])
+@pytest.mark.parametrize("uniform", [False, True])
+def test_selfcheck_whole_playouts(size, games, uniform):
+    """Whole playouts (moves by the gamma policy itself, or uniform ones) checked after every
+    move, with the shipped gammas (or a synthetic table) and a very uneven synthetic one."""
+    for k, table in enumerate((shipped_or_random(), random_table(size, 3.0))):
+        n = rollout.selfcheck(table, size=size, games=games, seed=size + k, uniform=uniform)
+        assert n > games * size  # playouts really ran
+
+
+def test_check_detects_stale_weights():
+    """The checker is not vacuous: a move the policy was not told about is caught."""
+    gp = rollout.GammaPolicy(random_table(3))
+    b = Board(9)
+    for v in ("E5", "D5", "E4", "D4"):
+        b.play(v)
+    gp.reset(b)
+    gp.check(b)
+    gp.step(b, "E6")           # the policy follows this move
+    gp.check(b)
+    b.play("D6")               # ...but not this one
+    b.play("C5")
+    with pytest.raises(AssertionError, match="weight"):
+        gp.check(b)
+
+
+# --- the sampler -----------------------------------------------------------------------------
+
+def chi_square_pvalue(counts, probs, n):
+    expected = probs * n
+    big = expected >= 5
+    obs = np.append(counts[big], counts[~big].sum())
+    exp = np.append(expected[big], expected[~big].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    return stats.chisquare(obs, exp).pvalue
+
+
+@pytest.mark.parametrize("size,nmoves,near_d", [(9, 0, 0), (9, 1, 0), (9, 25, 0), (9, 25, 2),
+                                                (19, 40, 0), (19, 40, 8), (7, 30, 0)])
+def test_first_move_frequencies_match_gamma_proportions(size, nmoves, near_d):
+    """The first rollout move is drawn with probability (product of its gammas) / (sum over
+    legal non-eye moves), distance features included: chi-square over 100,000 draws."""
+    table = random_table(11, 1.0) if size != 19 else shipped_or_random()
+    gp = rollout.GammaPolicy(table, near_d=near_d)
+    b = random_position(size, nmoves, seed=nmoves + size)
+    n = 100_000
+    counts = gp.first_moves(b, n, seed=5)
+    probs = gp.probabilities(b)
+    assert counts[probs == 0].sum() == 0, "drew a move of weight 0"
+    assert counts.sum() == n
+    assert chi_square_pvalue(counts, probs, n) > 1e-3
+
+
+def test_sampler_catches_a_wrong_distribution():
+    """The chi-square test has power: the same draws against uniform proportions fail."""
+    gp = rollout.GammaPolicy(random_table(11, 1.0))
+    b = random_position(9, 25, seed=34)
+    n = 100_000
+    counts = gp.first_moves(b, n, seed=5)
+    probs = gp.probabilities(b)
+    uniform = (probs > 0) / (probs > 0).sum()
+    assert chi_square_pvalue(counts, uniform, n) < 1e-6
+
+
+# --- playouts ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_playouts_end_legal_and_never_fill_own_eyes(size):
+    """Step by step: every move is legal (simple ko) and never an own true eye; the policy
+    passes only when no such move is left; playouts end on two passes well before the cap."""
+    gp = rollout.GammaPolicy(shipped_or_random())
+    for seed in range(3 if size == 19 else 8):
+        b = Board(size)
+        gp.reset(b)
+        cap = 3 * size * size
+        for k in range(cap):
+            p = gp.choose(b, seed=seed * 7919 + k)
+            colour = b.to_move
+            if p == 0:
+                assert not b.legal_moves(superko=False, include_eyes=False), "passed with moves left"
+                gp.step(b, "pass")
+                if b.passes >= 2:
+                    break
+                continue
+            v = b.vertex(p)
+            assert b.is_legal(v, superko=False), f"illegal move {v}"
+            assert not b.is_eye(v, colour), f"filled own eye {v}"
+            gp.step(b, p)
+        assert b.passes >= 2, "playout hit the move cap"
+
+
+def test_playout_returns_final_board_and_result():
+    gp = rollout.GammaPolicy(shipped_or_random())
+    start = Board(9)
+    start.play("E5")
+    end, n = gp.playout(start, seed=3)
+    assert n > 20 and end.passes == 2
+    assert start.color_at("E5") == "b" and len(start.moves) == 1   # the start is untouched
+    area = end.area()
+    assert all(v in "bw" for v in area.values())   # filled to the eyes: every point owned
+    end.check()
+
+
+def test_evaluate_winrate_and_ownership():
+    """Pure MC: a 9x9 position where White owns nearly everything is lost for Black."""
+    b = Board(9)
+    rows = "ABCDEFGHJ"
+    for c in rows:
+        b.setup(white=[f"{c}5"])
+    b.setup(black=["E8"])
+    gp = rollout.GammaPolicy(shipped_or_random())
+    res = gp.evaluate(b, 200, seed=1)
+    assert res["ownership"].shape == (9, 9)
+    assert -1 <= res["ownership"].min() and res["ownership"].max() <= 1
+    assert res["black_winrate"] < 0.1
+    own = res["ownership"]
+    r, c = parse_vertex("E5", 9)
+    assert own[r, c] < -0.9                       # the wall lives
+    r2, c2 = parse_vertex("E2", 9)
+    assert own[r2, c2] < 0                        # the side Black has no stone on is White's
+    res2 = rollout.gamma_evaluate(b, 50, shipped_or_random(), seed=2)
+    assert 0 <= res2["black_winrate"] <= 1 and res2["moves"] > 0
+
+
+def test_same_seed_same_playout():
+    gp = rollout.GammaPolicy(shipped_or_random())
+    a, n1 = gp.playout(Board(9), seed=42)
+    b, n2 = gp.playout(Board(9), seed=42)
+    assert n1 == n2 and (a.to_array() == b.to_array()).all()
+
+
+def test_bad_tables_are_refused():
+    with pytest.raises(ValueError, match="features need"):
+        rollout.GammaPolicy(np.ones(10))
+    t = random_table(1)
+    t[100] = 0.0
+    with pytest.raises(ValueError, match="positive and finite"):
+        rollout.GammaPolicy(t)
+    t[100] = np.inf
+    with pytest.raises(ValueError, match="positive and finite"):
+        rollout.GammaPolicy(t)
+    with pytest.raises(ValueError):
+        rollout.GammaPolicy("/nonexistent/file.gamma")
+
+
+def test_flat_mc_move():
+    gp = rollout.GammaPolicy(shipped_or_random())
+    b = Board(5)
+    move, rate = rollout.flat_mc_move(b, 200, gp, seed=1)
+    assert b.is_legal(move) and 0 <= rate <= 1
+    move, rate = rollout.flat_mc_move(b, 200, "light", seed=1)
+    assert b.is_legal(move)
+    with pytest.raises(ValueError):
+        rollout.flat_mc_move(b, 0, gp)

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Quality yardstick of the gamma rollouts (issue 4): two flat Monte-Carlo players with the same
+number of playouts per move, one playing its playouts out with the gamma policy, the other with
+uniform (light) playouts, play each other on 9x9. Colours alternate game by game; every game has
+its own seeds. Prints the gamma player's score with a Wilson 95% interval.
+
+    PYTHONPATH=. python tools/flat_mc_match.py --games 100 --playouts 256 --seed 1
+    PYTHONPATH=. python tools/flat_mc_match.py --gammas patterns/gammas19.gamma --json
+
+A flat Monte-Carlo player spreads its playouts evenly over every legal move that does not fill
+one of its own true eyes (positional superko), and plays the move with the best win rate; it
+passes when no such move is left. A game ends on two passes (or a move cap) and is scored by
+Tromp-Taylor area with komi.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tqdm import tqdm  # noqa: E402
+
+from gammago.board import Board  # noqa: E402
+from gammago import rollout  # noqa: E402
+
+try:
+    from gammago.match import wilson_interval  # noqa: E402
+except ImportError:  # the match module is another helper's; the formula is short
+    def wilson_interval(successes, n, z=1.959963984540054):
+        if n == 0:
+            return 0.0, 1.0
+        p = successes / n
+        d = 1 + z * z / n
+        mid = (p + z * z / (2 * n)) / d
+        half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+        return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def play_game(size, komi, playouts, gamma_policy, gamma_black, seed):
+    """One game; returns (score for Black, moves, True if the gamma player won)."""
+    board = Board(size, komi)
+    cap = 3 * size * size
+    n = 0
+    while board.passes < 2 and n < cap:
+        gamma_to_move = (board.to_move == "b") == gamma_black
+        policy = gamma_policy if gamma_to_move else "light"
+        move, _ = rollout.flat_mc_move(board, playouts, policy, seed * 100003 + n)
+        board.play(move)
+        n += 1
+    score = board.score()
+    gamma_won = (score > 0) == gamma_black if score != 0 else None
+    return score, n, gamma_won
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    ap.add_argument("--playouts", type=int, default=256, help="playouts per move, both players")
+    ap.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    ap.add_argument("--komi", type=float, default=7.5)
+    ap.add_argument("--gammas", default=None, help="gamma file (default: the shipped gammas)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    ap.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    args = ap.parse_args(argv)
+    if args.games < 1 or args.playouts < 1:
+        ap.error("--games and --playouts must be at least 1")
+    try:
+        policy = rollout.GammaPolicy(args.gammas)
+    except (ValueError, OSError) as e:
+        print(f"flat_mc_match: {e}", file=sys.stderr)
+        return 2
+    wins = draws = 0
+    moves = 0
+    t0 = time.perf_counter()
+    bar = tqdm(range(args.games), desc="games", unit="game", file=sys.stderr)
+    for i in bar:
+        _, n, won = play_game(args.size, args.komi, args.playouts, policy, i % 2 == 0,
+                              args.seed + i)
+        moves += n
+        if won is None:
+            draws += 1
+        elif won:
+            wins += 1
+        bar.set_postfix(gamma=f"{wins + 0.5 * draws:g}/{i + 1}")
+    elapsed = time.perf_counter() - t0
+    score = wins + 0.5 * draws
+    lo, hi = wilson_interval(score, args.games)
+    out = {"games": args.games, "gamma_wins": wins, "draws": draws,
+           "gamma_score": score / args.games, "wilson95": [round(lo, 4), round(hi, 4)],
+           "playouts_per_move": args.playouts, "size": args.size, "komi": args.komi,
+           "mean_moves": moves / args.games, "seconds": round(elapsed, 1), "seed": args.seed}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"flat MC, {args.playouts} playouts/move, {args.size}x{args.size} komi {args.komi:g}: "
+              f"gamma playouts won {wins} of {args.games} games ({draws} drawn) = "
+              f"{100 * score / args.games:.1f}%, Wilson 95% [{100 * lo:.1f}%, {100 * hi:.1f}%]; "
+              f"{moves / args.games:.0f} moves/game, {elapsed:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

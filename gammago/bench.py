@@ -45,6 +45,36 @@ def light_figures(runs, quick, seed):
     return out
 
 
+# Gamma rollouts (pyx/rollout): playouts per timed run; each run is paired with a light run of
+# the same size, so gamma_vs_light_* is the median ratio of rates measured side by side.
+GAMMA_PLAYOUTS = {9: 4000, 19: 600}
+
+
+def gamma_figures(runs, quick, seed, gammas=None):
+    """Gamma playouts/s from the empty board with the shipped gammas (one thread), beside light
+    playouts timed in alternation with them; {'gamma_error': why} when no gammas load."""
+    from gammago import rollout
+    try:
+        policy = rollout.GammaPolicy(gammas)
+    except (ValueError, OSError) as e:
+        return {"gamma_error": str(e)}
+    out = {}
+    for size, n in GAMMA_PLAYOUTS.items():
+        n = max(50, n // 10) if quick else n
+        nl = n * 5
+        rates, move_rates, ratios = [], [], []
+        for i in range(runs):
+            tl, _ = playout.bench_light(size, nl, seed + i)
+            t, moves = rollout.bench_gamma(size, n, seed + i, policy)
+            rates.append(n / t)
+            move_rates.append(moves / t)
+            ratios.append((n / t) / (nl / tl))
+        out[f"gamma_playouts_per_s_{size}"] = round(statistics.median(rates), 1)
+        out[f"gamma_moves_per_s_{size}"] = round(statistics.median(move_rates), 1)
+        out[f"gamma_vs_light_{size}"] = round(statistics.median(ratios), 4)
+    return out
+
+
 def net_figures(runs, quick, seed):
     """Net evaluations per second on 19x19 at batch 1 and 32 (shipped model, one symmetry,
     onnxruntime's default threads); {} when no model is shipped."""
@@ -88,6 +118,7 @@ def search_figures(runs, quick, seed):
 def collect(args):
     figures = {"runs": args.runs}
     figures.update(light_figures(args.runs, args.quick, args.seed))
+    figures.update(gamma_figures(args.runs, args.quick, args.seed))
     figures.update(search_figures(args.runs, args.quick, args.seed))
     figures.update(net_figures(args.runs, args.quick, args.seed))
     return figures

@@ -6,9 +6,10 @@
 # feature group except the two distance groups (0 for an illegal move, simple ko, or c's own
 # true eye). The distance factor f(p) = g1(d(p, last)) * g2(d(p, last2)) changes for most points
 # every move, so it is never stored: the near set A (points within Coulom distance near_d of the
-# last or second-last move) gets its full weights base * f computed explicitly each move; every
-# other point has f <= Mf (the largest far-distance factor) and is drawn by rejection: proposal
-# base * Mf from the row sums, accept with probability f / Mf. Exact, and O(|A| + rows) a move.
+# last or second-last move) gets its full weights base * f computed explicitly each move; a point
+# outside A is proposed from row r with weight base * bound[r] (bound[r]: the largest distance
+# factor of a far point in row r, from tables by the rows of the last two moves) and accepted with
+# probability f / bound[r]; a proposal that lands in A fails. Exact, O(|A| + rows) a move.
 #
 # Laziness. A colour's base weights are brought up to date only when it is to move: each move
 # marks the points whose features it may have changed (for both colours), and choose() flushes
@@ -44,6 +45,9 @@ ctypedef struct gamma_policy_t:
     int noffs
     int off_dr[NEAR_MAX_OFFS]
     int off_dc[NEAR_MAX_OFFS]
+    int off_idx[NEAR_MAX_OFFS]   # |dr| * MAX_SIZE + |dc|: the offset's index in gd1 / gd2
+    double fr1[MAX_W][MAX_W]     # fr1[r1][r]: bound of far factors in row r, last move in row r1
+    double fr2[MAX_W][MAX_W]
     uint8_t rowof[MAX_PTS]
     uint8_t colof[MAX_PTS]
     double edge_g[MAX_PTS]   # gamma of the G_EDGE feature of each point

@@ -21,11 +21,11 @@ from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge
 cdef extern from *:
     int _ctz64 "__builtin_ctzll"(unsigned long long) nogil
 
-# Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller: a
-# looser bound Mf for far points and more rejections. 6 is a good middle for the trained gammas
-# (see docs/BENCHMARKS.md, "Rollouts").
+# Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller:
+# looser row bounds for far points and more rejections. With the trained gammas 2 costs the
+# fewest instructions per move on 9x9 and 19x19 (callgrind; see docs/BENCHMARKS.md, "Rollouts").
 cdef enum:
-    DEF_NEAR_D = 6
+    DEF_NEAR_D = 2
     F_DIRTY = 1
     F_L = 2
     F_K = 4

@@ -58,14 +58,23 @@ cdef inline void _mark_changed(board_t* b, int p) noexcept nogil:
         else:
             b.nchanged = -1
 
+cdef inline void _set_field(board_t* b, int q, int shift, uint32_t c) noexcept nogil:
+    b.code[q] = (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift)
+    if b.color[q] == EMPTY:
+        _mark_changed(b, q)
+
 cdef inline void _set_neighbour_colour(board_t* b, int p, int c) noexcept nogil:
-    # p changed colour to c: rewrite the field that each of its 8 neighbours keeps for it
-    cdef int k, q
-    for k in range(8):
-        q = p - b.off[k]
-        b.code[q] = (b.code[q] & ~(<uint32_t>3 << (2 * k))) | (<uint32_t>c << (2 * k))
-        if b.color[q] == EMPTY:
-            _mark_changed(b, q)
+    # p changed colour to c: rewrite the field that each of its 8 neighbours keeps for it.
+    # Neighbour q = p - off[k] keeps p in field k (shift 2k); unrolled, see off[] in board_init.
+    cdef int W = b.W
+    _set_field(b, p + W, 0, c)
+    _set_field(b, p - 1, 2, c)
+    _set_field(b, p - W, 4, c)
+    _set_field(b, p + 1, 6, c)
+    _set_field(b, p + W - 1, 8, c)
+    _set_field(b, p - W - 1, 10, c)
+    _set_field(b, p - W + 1, 12, c)
+    _set_field(b, p + W + 1, 14, c)
 
 cdef inline bint _lib_add(board_t* b, int h, int p) noexcept nogil:
     cdef uint64_t* w = &b.libs[h * b.nwords + (p >> 6)]
@@ -284,7 +293,7 @@ cdef void _merge(board_t* b, int a, int c) noexcept nogil:
 cdef void _place(board_t* b, int p, int c) noexcept nogil:
     """Put a stone of c on empty point p, capture, merge, and bring every 3x3 code up to date."""
     cdef int o = 3 - c
-    cdef int k, q, hd, hq, i, n, ncap = 0, cap_point = 0, w
+    cdef int k, q, hd, hq, i, n, ncap = 0, cap_point = 0, w, col
     cdef int16_t recompute[2 * MAX_PTS]   # points whose atari bits need a look
     cdef int nre = 0
     cdef int16_t touched[8]         # stones of strings whose liberty count changed
@@ -307,38 +316,37 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
     b.atari_lib[p] = 0
     for w in range(b.nwords):
         b.libs[p * b.nwords + w] = 0
+    # one pass over the neighbours: liberties, captures, merges
     for k in range(4):
         q = p + b.off[k]
-        if b.color[q] == EMPTY:
+        col = b.color[q]
+        if col == EMPTY:
             # q's atari bit towards p stays 0 unless the new string ends in atari, and then
             # its single liberty is refreshed below
-            _lib_add(b, p, q)
-        elif b.color[q] == BLACK or b.color[q] == WHITE:
+            _lib_add(b, b.head[p], q)
+        elif col == c or col == o:
             hq = b.head[q]
             if b.atari_lib[hq]:
                 recompute[nre] = b.atari_lib[hq]
                 nre += 1
             _lib_remove(b, hq, p)
-            touched[ntouched] = q
-            ntouched += 1
-    # captures
-    for k in range(4):
-        q = p + b.off[k]
-        if b.color[q] == o and b.nlibs[b.head[q]] == 0:
-            capstart[ncapstr] = q
-            ncapstr += 1
-            cap_point = q
-            ncap += _remove_string(b, b.head[q], gained, &ngained)
-    # merge with own neighbours
-    for k in range(4):
-        q = p + b.off[k]
-        if b.color[q] == c and b.head[q] != b.head[p]:
-            hd = b.head[p]
-            hq = b.head[q]
-            if b.ssize[hd] >= b.ssize[hq]:
-                _merge(b, hd, hq)
+            if col == c:
+                hd = b.head[p]
+                if hq != hd:
+                    if b.ssize[hd] >= b.ssize[hq]:
+                        _merge(b, hd, hq)
+                    else:
+                        _merge(b, hq, hd)
+                touched[ntouched] = q
+                ntouched += 1
+            elif b.nlibs[hq] == 0:
+                capstart[ncapstr] = q
+                ncapstr += 1
+                cap_point = q
+                ncap += _remove_string(b, hq, gained, &ngained)
             else:
-                _merge(b, hq, hd)
+                touched[ntouched] = q
+                ntouched += 1
     # atari bits: old atari liberties of strings that gained libs
     for i in range(ngained):
         hq = b.head[gained[i]]

@@ -66,7 +66,7 @@ ctypedef struct board_t:
     int16_t atari_lib[MAX_PTS]  # per string head: the liberty its codes say it is in atari on
     int16_t empty[MAX_PTS]      # the empty points, in no order
     int16_t empty_pos[MAX_PTS]  # per empty point: its index in empty[]
-    uint32_t code[MAX_PTS]      # per point: the 3x3 code (kept exact for empty points)
+    uint32_t code[MAX_PTS]      # per point: the 3x3 code (exact for empty points only)
     uint64_t hist[MAX_HIST]     # hist[k]: hash after k moves (hist[0]: after the setup)
     uint64_t libs[MAX_PTS * LIB_WORDS]  # per string head h: bitset words h*nwords .. +nwords
 

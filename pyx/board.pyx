@@ -59,8 +59,10 @@ cdef inline void _mark_changed(board_t* b, int p) noexcept nogil:
             b.nchanged = -1
 
 cdef inline void _set_field(board_t* b, int q, int shift, uint32_t c) noexcept nogil:
-    b.code[q] = (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift)
+    # only empty points keep an exact code: a stone's point gets its code from scratch when
+    # it is captured (_place), so stones and the border are skipped here
     if b.color[q] == EMPTY:
+        b.code[q] = (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift)
         _mark_changed(b, q)
 
 cdef inline void _set_neighbour_colour(board_t* b, int p, int c) noexcept nogil:

@@ -38,8 +38,7 @@ ctypedef struct gamma_policy_t:
     double mf2
     double fm1[MAX_SIZE]     # max of gd1 over the far pairs |drow| = dy apart: a row's bound
     double fm2[MAX_SIZE]
-    double rowbound[MAX_W]   # scratch of _sample: each row's bound and proposal mass
-    double rowprop[MAX_W]
+    double rowprop[MAX_W]    # scratch of _sample: cumulative far proposal mass by row
     int size
     int W
     int noffs
@@ -54,6 +53,7 @@ ctypedef struct gamma_policy_t:
     # per colour (index BLACK / WHITE)
     double w[3][MAX_PTS]     # base weights (valid for colour c once flushed at c's turn)
     double rowsum[3][MAX_W]
+    double total[3]          # sum of rowsum[c] (kept by the flush)
     uint32_t rowdirty[3]
     int npos[3]              # points with a positive base weight
     int full[3]              # 1: recompute every point at c's next turn

@@ -190,51 +190,49 @@ cdef inline double _pat_gamma(const gamma_policy_t* g, const board_t* b, int p, 
         code = code_swap(code)
     return g.gamma[FB_PAT3 + g.pat3[code]]
 
-cdef inline void _recompute(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
-    """base[c][p] from the features; records whether the result used the last move (L) or has
-    an atari feature (K, whose level depends on the ko flag)."""
-    cdef int32_t ids[NGROUPS]
-    cdef double w = 0, old = g.w[c][p]
-    cdef int k, q, col, ne, own3
-    cdef uint32_t code = b.code[p]
+cdef uint8_t NE_TAB[256]       # empty fields among the 4 orthogonal ones of a code's low byte
+cdef int _k
+for _k in range(256):
+    NE_TAB[_k] = (((_k & 3) == 0) + (((_k >> 2) & 3) == 0) + (((_k >> 4) & 3) == 0) +
+                  (((_k >> 6) & 3) == 0))
+
+cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
+    """base[c][p] from the features (c is the side to move); the slow path records whether the
+    result used the last move (L) or has an atari feature (K, whose level depends on the ko
+    flag)."""
+    cdef int k, q, col, ne, own3, o = 3 - c
+    cdef uint32_t code
     if b.color[p] != EMPTY:
-        pass
-    elif (code >> CODE_ATARI_SHIFT) == 0:
+        return 0
+    code = b.code[p]
+    if (code >> CODE_ATARI_SHIFT) == 0:
         # No string next to p is in atari, so no capture and no extension. Self-atari needs
         # the move's string to end with one liberty: impossible with two empty neighbours or
         # a neighbour string of c with 3+ liberties (which also makes p legal but for ko).
         # An atari feature needs an opponent string with two liberties next to p.
-        ne = _popcount32((~(code | (code >> 1))) & 0x55)
+        ne = NE_TAB[code & 0xFF]
         own3 = 0
-        for k in range(4):
-            q = p + b.off[k]
-            col = b.color[q]
-            if col == c:
-                if b.nlibs[b.head[q]] >= 3:
-                    own3 = 1
-            elif col == 3 - c and b.nlibs[b.head[q]] == 2:
-                own3 = -1
-                break
+        if ne < 4:
+            for k in range(4):
+                col = (code >> (2 * k)) & 3
+                if col == c:
+                    if b.nlibs[b.head[p + b.off[k]]] >= 3:
+                        own3 = 1
+                elif col == o and b.nlibs[b.head[p + b.off[k]]] == 2:
+                    own3 = -1
+                    break
         if own3 >= 0 and (ne >= 2 or own3):
             if p != b.ko and (ne or not board_is_eye(b, p, c)):
-                w = _pat_gamma(g, b, p, c) * g.edge_g[p]
-        elif board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-            w = _slow_weight(g, b, c, p)
-    elif board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-        w = _slow_weight(g, b, c, p)
-    if w != old:
-        g.w[c][p] = w
-        g.rowdirty[c] |= (<uint32_t>1) << g.rowof[p]
-        if old > 0 and not (w > 0):
-            g.npos[c] -= 1
-        elif w > 0 and not (old > 0):
-            g.npos[c] += 1
-    g.n_recompute += 1
+                return _pat_gamma(g, b, p, c) * g.edge_g[p]
+            return 0
+    if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+        return _slow_weight(g, b, c, p)
+    return 0
 
 cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     """Bring colour c's base weights up to date (c is the side to move)."""
     cdef int i, p, r, col, kf = 1 if b.ko != PASS else 0
-    cdef double s
+    cdef double s, t, w, old
     cdef double* row
     if g.full[c]:
         g.full[c] = 0
@@ -247,29 +245,41 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         g.nk[c] = 0
         g.npos[c] = 0
         for i in range(b.nempty):
-            _recompute(g, b, c, b.empty[i])
+            g.dlist[c][i] = b.empty[i]
+        g.nd[c] = b.nempty
         g.rowdirty[c] = 0xFFFFFFFF
-    else:
-        if kf != g.kostate[c]:
-            for i in range(g.nk[c]):
-                p = g.klist[c][i]
-                g.flags[c][p] &= ~F_K
-                _mark(g, c, p)
-            g.nk[c] = 0
-        for i in range(g.nd[c]):
-            p = g.dlist[c][i]
-            g.flags[c][p] &= ~F_DIRTY
-            _recompute(g, b, c, p)
-        g.nd[c] = 0
+    elif kf != g.kostate[c]:
+        for i in range(g.nk[c]):
+            p = g.klist[c][i]
+            g.flags[c][p] &= ~F_K
+            _mark(g, c, p)
+        g.nk[c] = 0
+    g.n_recompute += g.nd[c]
+    for i in range(g.nd[c]):
+        p = g.dlist[c][i]
+        g.flags[c][p] &= ~F_DIRTY
+        w = _weight(g, b, c, p)
+        old = g.w[c][p]
+        if w != old:
+            g.w[c][p] = w
+            g.rowdirty[c] |= (<uint32_t>1) << g.rowof[p]
+            if old > 0 and not (w > 0):
+                g.npos[c] -= 1
+            elif w > 0 and not (old > 0):
+                g.npos[c] += 1
+    g.nd[c] = 0
     g.kostate[c] = kf
     if g.rowdirty[c]:
+        s = 0
         for r in range(1, g.size + 1):
             if (g.rowdirty[c] >> r) & 1:
                 row = &g.w[c][r * g.W + 1]
-                s = 0
+                t = 0
                 for col in range(g.size):
-                    s += row[col]
-                g.rowsum[c][r] = s
+                    t += row[col]
+                g.rowsum[c][r] = t
+            s += g.rowsum[c][r]
+        g.total[c] = s
         g.rowdirty[c] = 0
 
 # ---------------------------------------------------------------------------------------------
@@ -363,17 +373,14 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     point has a positive weight. Near points are weighed explicitly; a far point is proposed
     from row r with weight rowsum[r] * bound[r] (bound[r] >= f of every far point of row r)
     and accepted with probability f / bound[r]."""
-    cdef int row, i, p, attempt, last = b.last, last2 = b.last2, col
+    cdef int row, i, p, attempt, last = b.last, last2 = b.last2, col, size = g.size
     cdef int has1 = last != PASS, has2 = last2 != PASS
-    cdef int r1 = g.rowof[last], r2 = g.rowof[last2], dy
-    cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd
-    cdef double* pw = g.rowprop
+    cdef double total = g.total[c], sa = 0, far = 0, u, acc, f, bnd, lo
+    cdef double* cum = g.rowprop
     cdef const double* w
     cdef const double* b1
     cdef const double* b2
     cdef const double* rs
-    for row in range(1, g.size + 1):
-        total += g.rowsum[c][row]
     if not (total > 0) or g.npos[c] == 0:
         return PASS
     if not has1 and not has2:
@@ -391,17 +398,15 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         _add_near(g, b, c, last, g.gd1, last2, g.gd2, &sa)
     if has2:
         _add_near(g, b, c, last2, g.gd2, last, g.gd1, &sa)
-    # far proposal mass per row (fr rows of a pass are all 1)
+    # far proposal mass, cumulative by row (fr rows of a pass are all 1)
+    b1 = g.fr1[g.rowof[last]]
+    b2 = g.fr2[g.rowof[last2]]
+    rs = g.rowsum[c]
+    cum[0] = 0
     if g.nnear < g.npos[c]:
-        b1 = g.fr1[r1]
-        b2 = g.fr2[r2]
-        rs = g.rowsum[c]
-        for row in range(1, g.size + 1):
-            g.rowbound[row] = b1[row] * b2[row]
-        for row in range(1, g.size + 1):
-            pw[row] = rs[row] * g.rowbound[row]
-        for row in range(1, g.size + 1):
-            far += pw[row]
+        for row in range(1, size + 1):
+            far += rs[row] * b1[row] * b2[row]
+            cum[row] = far
     if not (sa + far > 0):
         return _exact_draw(g, b, c, r)
     for attempt in range(GP_MAX_ATTEMPTS):
@@ -414,20 +419,20 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
                 if u < acc:
                     return g.near[i]
             return g.near[g.nnear - 1]
-        # a far proposal: row by rowsum * bound, then a point of the row by base weight
+        # a far proposal: row by rowsum * bound, then a point of the row by base weight (the
+        # position of u inside the row's share is itself uniform)
         u -= sa
-        acc = 0
-        for row in range(1, g.size + 1):
-            acc += pw[row]
-            if u < acc and pw[row] > 0:
-                break
-        else:
-            continue
-        u = rng_unit(r) * g.rowsum[c][row]
+        row = 1
+        while row < size and not (u < cum[row]):
+            row += 1
+        lo = cum[row - 1]
+        if not (u < cum[row]) or not (cum[row] > lo):
+            continue                # rounding
+        u = (u - lo) / (cum[row] - lo) * rs[row]
         w = &g.w[c][row * g.W + 1]
         acc = 0
         p = 0
-        for col in range(g.size):
+        for col in range(size):
             acc += w[col]
             if u < acc and w[col] > 0:
                 p = row * g.W + col + 1
@@ -439,7 +444,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
             f = g.gd1[_dindex(g, p, last)]
         if has2:
             f *= g.gd2[_dindex(g, p, last2)]
-        if rng_unit(r) * g.rowbound[row] < f:
+        if rng_unit(r) * (b1[row] * b2[row]) < f:
             return p
     return _exact_draw(g, b, c, r)
 

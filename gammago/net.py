@@ -1,6 +1,6 @@
 """The policy/value net at run time: an ONNX model (made by tools/train_net.py) in onnxruntime.
 
-    net = Net("models/gammago-net-b4c48.onnx")         # refuses a mismatched or corrupt file
+    net = Net("models/gammago-net-b4c32.onnx")         # refuses a mismatched or corrupt file
     probs, values = net.evaluate([board1, board2])     # batched; probs [N, size*size + 1]
     net.priors(board)                                  # {vertex: prior} over the legal moves
     net.child_values(board, ["D4", "Q16"])             # net value of each child, for the mover
@@ -31,7 +31,7 @@ log = logging.getLogger("gammago")
 MODEL_FORMAT = "gammago-net 1"     # tools/train_net.py writes it; bump both together
 SYMMETRY_MODES = ("random", "average")
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                             "models", "gammago-net-b4c48.onnx")
+                             "models", "gammago-net-b4c32.onnx")
 
 _PROVIDERS = None            # probed once per process
 _SAID = set()                # providers already announced on stderr
@@ -421,19 +421,20 @@ class RootSearch:
         self.board = None
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
-        self.gamma_rollouts = False
-        self.gammas = None
+        self._calls = []
 
-    def use_gammas(self, table):
-        """Child ordering below the root (tree.Search.use_gammas): the table, or None (cheap)."""
-        self.gammas = table
+    # configuration calls of tree.Search (child ordering, rollout policy): remembered and
+    # passed on to every child tree, present and future
+    def _configure(self, name, args, kw):
+        self._calls = [c for c in self._calls if c[0] != name] + [(name, args, kw)]
         for k in self.kids:
-            k["search"].use_gammas(table)
+            getattr(k["search"], name)(*args, **kw)
 
-    def use_gamma_rollouts(self):
-        if not hasattr(self.make_search(), "use_gamma_rollouts"):
-            raise ValueError("--rollout gamma: this build has no gamma rollouts (pyx/rollout)")
-        self.gamma_rollouts = True
+    def use_gammas(self, *args, **kw):
+        self._configure("use_gammas", args, kw)
+
+    def use_gamma_rollouts(self, *args, **kw):
+        self._configure("use_gamma_rollouts", args, kw)
 
     def set_root(self, board, moves=None):
         self.board = board.copy()
@@ -457,10 +458,8 @@ class RootSearch:
             child = b.copy()
             child.play(m)
             s = self.make_search()
-            if self.gamma_rollouts:
-                s.use_gamma_rollouts()
-            if self.gammas is not None:
-                s.use_gammas(self.gammas)
+            for name, args, kw in self._calls:
+                getattr(s, name)(*args, **kw)
             s.set_root(child, None)
             self.kids.append({"move": m, "point": b.point(m), "prior": pri[m] / total,
                               "net": (values[m] + 1) / 2, "search": s, "visits": 0, "own": 0.0})

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Train gammago's policy/value net on SGF games and export it to ONNX.
 
-    python tools/train_net.py --data ../shared/data --minutes 35 --out models/gammago-net-b4c48.onnx
+    python tools/train_net.py --data ../shared/data --minutes 35 --out models/gammago-net-b4c32.onnx
 
 Needs PyTorch (`pip install torch==2.13.0` or `pip install -e ".[train]"`) and onnx; nothing else in
 gammago imports torch. The input planes come from gammago.planes (the same function the engine
@@ -250,7 +250,9 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
 
 def write_heldout_tar(names, out, limit=0):
     """Copy the held-out records (names 'archive:member' or file paths) into the tar `out`."""
-    names = [str(n) for n in names][: limit or None]
+    names = [str(n) for n in names]
+    if limit and len(names) > limit:      # evenly spread over the corpus, not just its start
+        names = [names[i * len(names) // limit] for i in range(limit)]
     by_archive = {}
     for n in names:
         archive, sep, member = n.rpartition(":") if ".tar" in n else ("", "", n)
@@ -310,14 +312,38 @@ def evaluate(model, data, limit=None, batch=256):
         top1 += (best5[:, 0] == move).sum().item()
         top5 += (best5 == move[:, None]).any(dim=1).sum().item()
         se += ((v - value) ** 2).sum().item()
-    model.train()
+    train_mode(model)
     return {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
             "policy_nll": nll / n, "value_mse": se / n}
 
 
+def train_mode(model):
+    """Training mode, except frozen parts (value-only training) keep their batch-norm statistics."""
+    model.train()
+    if getattr(model, "value_only", False):
+        for part in (model.stem, model.tower, model.p_conv):
+            part.eval()
+
+
+def value_head_only(model):
+    """Freeze everything but a freshly initialised value head (to retrain a value head whose
+    units died, on the trunk the policy taught)."""
+    model.value_only = True
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for part in (model.v_conv, model.v_fc):
+        for m in part.modules():
+            if hasattr(m, "reset_parameters"):
+                m.reset_parameters()
+        for p in part.parameters():
+            p.requires_grad_(True)
+
+
 def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit):
     rng = np.random.default_rng(seed + 1)
-    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
+    train_mode(model)
     ntrain = len(data["train_move"])
     budget = minutes * 60.0
     curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
@@ -431,6 +457,9 @@ def main(argv=None):
                     help="write the held-out games' SGF records to this tar (for gammago predict)")
     ap.add_argument("--heldout-max", type=int, default=0, help="at most this many games in --heldout-tar")
     ap.add_argument("--no-train", action="store_true", help="stop after the data (and held-out files)")
+    ap.add_argument("--init", default=None, help="start from these weights (a .pt written by this tool)")
+    ap.add_argument("--value-only", action="store_true",
+                    help="train only a freshly initialised value head on the frozen rest of --init")
     args = ap.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -460,6 +489,15 @@ def main(argv=None):
         return 0
 
     model = GoNet(args.blocks, args.channels)
+    if args.init:
+        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+        print(f"train_net: starting from {args.init}", file=sys.stderr)
+    base = {}
+    if args.init and os.path.exists(os.path.splitext(args.init)[0] + ".json"):
+        with open(os.path.splitext(args.init)[0] + ".json") as fh:
+            base = json.load(fh)
+    if args.value_only:
+        value_head_only(model)
     nparams = sum(p.numel() for p in model.parameters())
     curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
                          args.value_weight, args.seed, args.eval_every, args.eval_limit)
@@ -483,6 +521,9 @@ def main(argv=None):
         "parameters": nparams, "data": " ".join(os.path.basename(os.path.normpath(d)) for d in args.data),
         "command": command, "torch": torch.__version__,
     })
+    if base:   # the run this one started from
+        meta.update({"base_command": base.get("command"), "base_train_minutes": base.get("train_minutes"),
+                     "base_positions_seen": base.get("positions_seen")})
     export_onnx(model, args.out, meta)
     torch.save(model.state_dict(), stem + ".pt")
     summary = dict(meta, curve=curve, prep_seconds=round(prep_s, 1), steps=stats["steps"])

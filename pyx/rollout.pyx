@@ -200,7 +200,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
     """base[c][p] from the features (c is the side to move); the slow path records whether the
     result used the last move (L) or has an atari feature (K, whose level depends on the ko
     flag)."""
-    cdef int k, q, col, ne, own3, o = 3 - c
+    cdef int k, q, col, ne, own3, asize, h, o = 3 - c
     cdef uint32_t code
     if b.color[p] != EMPTY:
         return 0
@@ -212,19 +212,31 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
         # An atari feature needs an opponent string with two liberties next to p.
         ne = NE_TAB[code & 0xFF]
         own3 = 0
+        asize = 0
         if ne < 4:
             for k in range(4):
                 col = (code >> (2 * k)) & 3
                 if col == c:
                     if b.nlibs[b.head[p + b.off[k]]] >= 3:
                         own3 = 1
-                elif col == o and b.nlibs[b.head[p + b.off[k]]] == 2:
-                    own3 = -1
-                    break
-        if own3 >= 0 and (ne >= 2 or own3):
-            if p != b.ko and (ne or not board_is_eye(b, p, c)):
+                elif col == o:
+                    h = b.head[p + b.off[k]]
+                    if b.nlibs[h] == 2 and b.ssize[h] > asize:
+                        asize = b.ssize[h]
+        if ne >= 2 or own3:
+            # legal but for ko, never an eye with an empty neighbour, no self-atari
+            if p == b.ko or not (ne or not board_is_eye(b, p, c)):
+                return 0
+            if asize == 0:
                 return _pat_gamma(g, b, p, c) * g.edge_g[p]
-            return 0
+            # only the atari feature (features.pxd: 1 + 2*(ko on the board) + (2+ stones)),
+            # whose level depends on the ko flag: the K list
+            if not (g.flags[c][p] & F_K):
+                g.flags[c][p] |= F_K
+                g.klist[c][g.nk[c]] = p
+                g.nk[c] += 1
+            return (_pat_gamma(g, b, p, c) * g.edge_g[p] *
+                    g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)])
     if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
         return _slow_weight(g, b, c, p)
     return 0
@@ -233,6 +245,7 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     """Bring colour c's base weights up to date (c is the side to move)."""
     cdef int i, p, r, col, kf = 1 if b.ko != PASS else 0
     cdef double s, t, w, old
+    cdef uint32_t rd
     cdef double* row
     if g.full[c]:
         g.full[c] = 0
@@ -269,18 +282,20 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
                 g.npos[c] += 1
     g.nd[c] = 0
     g.kostate[c] = kf
-    if g.rowdirty[c]:
+    rd = g.rowdirty[c] & (((<uint32_t>2) << g.size) - 2)
+    g.rowdirty[c] = 0
+    while rd:
+        r = _ctz64(rd)
+        rd &= rd - 1
+        row = &g.w[c][r * g.W + 1]
         s = 0
-        for r in range(1, g.size + 1):
-            if (g.rowdirty[c] >> r) & 1:
-                row = &g.w[c][r * g.W + 1]
-                t = 0
-                for col in range(g.size):
-                    t += row[col]
-                g.rowsum[c][r] = t
-            s += g.rowsum[c][r]
-        g.total[c] = s
-        g.rowdirty[c] = 0
+        t = 0
+        for col in range(0, g.size - 1, 2):
+            s += row[col]
+            t += row[col + 1]
+        if g.size & 1:
+            s += row[g.size - 1]
+        g.rowsum[c][r] = s + t
 
 # ---------------------------------------------------------------------------------------------
 # Sampling
@@ -368,6 +383,16 @@ cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, co
             g.nnear += 1
             sa[0] += w
 
+cdef inline int _first_above(const double* a, int n, double u) noexcept nogil:
+    """The first index i < n with a[i] > u in the non-decreasing a[0..n-1] (n - 1 when none):
+    a branch-free binary search."""
+    cdef int base = 0, half
+    while n > 1:
+        half = n >> 1
+        base = base + half if a[base + half - 1] <= u else base
+        n -= half
+    return base
+
 cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept nogil:
     """Draw a point with probability base * f / sum (f: the distance factor), or PASS when no
     point has a positive weight. Near points are weighed explicitly; a far point is proposed
@@ -375,15 +400,19 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     and accepted with probability f / bound[r]."""
     cdef int row, i, p, attempt, last = b.last, last2 = b.last2, col, size = g.size
     cdef int has1 = last != PASS, has2 = last2 != PASS
-    cdef double total = g.total[c], sa = 0, far = 0, u, acc, f, bnd, lo
+    cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd, lo
     cdef double* cum = g.rowprop
     cdef const double* w
     cdef const double* b1
     cdef const double* b2
     cdef const double* rs
-    if not (total > 0) or g.npos[c] == 0:
+    if g.npos[c] == 0:
         return PASS
     if not has1 and not has2:
+        for row in range(1, size + 1):
+            total += g.rowsum[c][row]
+        if not (total > 0):
+            return PASS
         p = _draw_base(g, c, r, total)
         if p:
             return p
@@ -422,9 +451,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         # a far proposal: row by rowsum * bound, then a point of the row by base weight (the
         # position of u inside the row's share is itself uniform)
         u -= sa
-        row = 1
-        while row < size and not (u < cum[row]):
-            row += 1
+        row = _first_above(&cum[1], size, u) + 1
         lo = cum[row - 1]
         if not (u < cum[row]) or not (cum[row] > lo):
             continue                # rounding

@@ -64,6 +64,8 @@ class EngineConfig:
     bonus_weight: float = 0.35
     bonus_equiv: float = 1000.0
     fpu: float = 1.0
+    rating: str = "max"            # prior -> rating in [0, 1]: max (prior / best sibling's),
+                                   # share (prior / siblings' sum), log (log-scaled, 4 decades)
     verbose: bool = False
     # the net (gammago/net.py): --mode picks who decides moves
     mode: str = "rollouts"         # rollouts | net-root | net-policy | gamma-policy
@@ -75,7 +77,7 @@ class EngineConfig:
     MODES = ("rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -120,6 +122,9 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
+        t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
+                       help="how a child's prior becomes the rating in the bonus: prior / best "
+                            "sibling's, prior / sum of the siblings', or log-scaled")
         g.add_argument("--verbose", action="store_true", help="log search details to stderr")
         n = p.add_argument_group("net")
         n.add_argument("--mode", choices=EngineConfig.MODES, default=d.mode,
@@ -154,6 +159,7 @@ class EngineConfig:
             (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
+            (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
             (self.net_children >= 1, f"--net-children must be >= 1, not {self.net_children}"),
@@ -575,7 +581,9 @@ class Engine:
         n = STATUS_PLAYOUTS.get(b.size, 2000)
         self.search.set_root(b, None)
         self._tree_moves = None
-        self.search.run(self.config.threads, n, 0, False, self.config.seed)
+        # the root may not pass: after an opponent pass, passing can win as the board stands
+        # (and every playout would end at once, leaving no ownership to read)
+        self.search.run(self.config.threads, n, 0, True, self.config.seed)
         return self.search.ownership()
 
     def _dead_strings(self, owner=None):

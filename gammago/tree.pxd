@@ -17,12 +17,15 @@ cdef enum:
     NODE_EXPANDED = 2
     NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
+    RATING_MAX = 0       # prior / best sibling's prior (the best-rated child has 1)
+    RATING_SHARE = 1     # prior / sum of the siblings' priors (a probability)
+    RATING_LOG = 2       # log-scaled: 1 for the best sibling, 0 at RATING_LOG_DECADES below it
 
 ctypedef struct node_t:
     int32_t visits       # descents through this node (in-flight ones count: the virtual loss)
     int32_t wins2        # 2 x wins (a jigo is 1) for the player who moved INTO this node
     int32_t first        # pool index of the first child (valid when state == NODE_EXPANDED)
-    float rating         # prior rating in [0, 1], 1 = the best-rated sibling
+    float rating         # prior rating in [0, 1] (params_t.rating_mode says how)
     int16_t move         # the move leading here (PASS = 0)
     int16_t nchildren
     int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
@@ -50,6 +53,7 @@ ctypedef struct params_t:
     double bonus_equiv
     double fpu               # value of a child never visited (before its rating bonus)
     int maxmoves             # rollout move cap (0: playout_default_maxmoves)
+    int rating_mode          # how a child's prior becomes its rating in [0, 1]: RATING_*
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)

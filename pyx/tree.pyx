@@ -326,6 +326,21 @@ cdef int _by_rating(const void* a, const void* b) noexcept nogil:
         return 1
     return (<const rated_t*>a).move - (<const rated_t*>b).move
 
+cdef double RATING_LOG_DECADES = 4.0
+
+cdef inline float _rating(const params_t* prm, double r, double best, double total) noexcept nogil:
+    """A child's rating in [0, 1] from its prior r (best: the best sibling's, total: the sum).
+    Gammas span orders of magnitude, so r / best leaves all but the top few near 0."""
+    cdef double x
+    if r <= 0:
+        return 0
+    if prm.rating_mode == RATING_SHARE:
+        return <float>(r / total)
+    if prm.rating_mode == RATING_LOG:
+        x = 1.0 + log(r / best) / (RATING_LOG_DECADES * 2.302585092994046)
+        return <float>(x if x > 0 else 0)
+    return <float>(r / best)
+
 cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     """Give node idx (whose position is b) its children: every legal move (positional superko)
     that does not fill an own eye, plus PASS, sorted by prior rating. 1 on success."""
@@ -337,6 +352,7 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     cdef float r[MAX_PTS + 1]
     cdef rated_t sorted_[MAX_PTS + 1]
     cdef float best = 0
+    cdef double total = 0
     if not gg_cas8(&nd.state, NODE_LEAF, NODE_EXPANDING):
         return 0
     for i in range(b.nempty):
@@ -359,13 +375,15 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     for i in range(n):
         if r[i] > best:
             best = r[i]
+        total += r[i]
         sorted_[i].r = r[i]
         sorted_[i].move = moves[i]
     if best <= 0:
         best = 1
+        total = n
     qsort(sorted_, n, sizeof(rated_t), _by_rating)
     for i in range(n):
-        _node_init(&t.pool[first + i], sorted_[i].move, sorted_[i].r / best)
+        _node_init(&t.pool[first + i], sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
     nd.first = first
     nd.nchildren = n
     nd.nopen = t.prm.pw_init if t.prm.pw_init < n else n
@@ -504,7 +522,8 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0)
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="max")
+RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 
 
 cdef class Search:
@@ -630,13 +649,17 @@ cdef class Search:
         cdef params_t* prm = &self.t.prm
         cdef int k
         cdef double acc = 0, step
+        p = dict(self.params)          # checked in full before any of it is used
         for name, v in params.items():
             if name not in DEFAULTS:
                 raise ValueError(f"unknown search parameter {name!r} (known: {', '.join(DEFAULTS)})")
-            self.params[name] = type(DEFAULTS[name])(v)
-        p = self.params
+            p[name] = type(DEFAULTS[name])(v)
         if p["expand_visits"] < 1 or p["pw_init"] < 1 or p["pw_base"] < 0 or p["pw_factor"] < 1:
             raise ValueError(f"bad search parameters: {p}")
+        if p["rating"] not in RATING_MODES:
+            raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
+        self.params = p
+        prm.rating_mode = RATING_MODES[p["rating"]]
         prm.expand_visits = p["expand_visits"]
         prm.pw_init = p["pw_init"]
         prm.pw_base = p["pw_base"]

@@ -193,3 +193,28 @@ def test_ladder_reader_rates_escapes():
         return {b.vertex(m): r for m, _, _, r in s.children()}[move]
     assert rating_of(["D4"], "E4") < 0.1
     assert rating_of(["D4", "G7"], "E4") == pytest.approx(1.0)
+
+
+def test_rating_modes_normalise_the_gamma_prior():
+    from gammago import gammas
+    table = gammas.load_default(9).table
+    b = Board(9, 7)
+    b.play("E5")
+    got = {}
+    for mode in ("max", "share", "log"):
+        s = Search(10000, seed=1, rating=mode)
+        s.use_gammas(table)
+        s.set_root(b)
+        s.run(1, 1)
+        got[mode] = [r for _, _, _, r in s.children()]
+    order = [m for m, _, _, _ in s.children()]
+    assert got["max"][0] == pytest.approx(1.0) and got["log"][0] == pytest.approx(1.0)
+    assert sum(got["share"]) == pytest.approx(1.0, abs=1e-4)
+    for mode in ("max", "share", "log"):                 # same order, ratings in [0, 1]
+        assert got[mode] == sorted(got[mode], reverse=True) and 0 <= min(got[mode])
+    # gammas span decades: max-scaling leaves most children near 0, log-scaling does not
+    assert sum(r > 0.1 for r in got["log"]) > sum(r > 0.1 for r in got["max"])
+    s = Search(10000, seed=1)
+    with pytest.raises(ValueError, match="rating"):
+        s.configure(rating="sqrt", expand_visits=3)
+    assert s.params["rating"] == "max" and s.params["expand_visits"] == DEFAULTS["expand_visits"]

@@ -71,6 +71,7 @@ ctypedef struct gamma_policy_t:
     int pre_ko
     int ncapst
     int16_t capst[4]         # one stone of each string the move captures
+    int ncapstones           # stones it captures
     # near set scratch
     int nnear
     int16_t near[MAX_PTS]

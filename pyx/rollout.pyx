@@ -10,7 +10,7 @@ from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
                             board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
-                            CODE_ATARI_SHIFT, _popcount32)
+                            CODE_ATARI_SHIFT, _popcount32, lib_has)
 from gammago.playout cimport policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
@@ -485,6 +485,7 @@ cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexc
     g.pre_ko = b.ko
     g.pre_minlibs = 1000
     g.ncapst = 0
+    g.ncapstones = 0
     if m == PASS:
         return
     for k in range(4):
@@ -501,6 +502,7 @@ cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexc
             else:
                 g.capst[g.ncapst] = q
                 g.ncapst += 1
+                g.ncapstones += b.ssize[h]
 
 cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
@@ -521,12 +523,24 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     gamma_policy_premove(g, b, m)
     return m
 
+cdef inline int _gained(const gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
+    """Liberties of the string with head h among the stones the last move captured."""
+    cdef int i, s, n = 0
+    for i in range(g.ncapst):
+        s = g.capst[i]
+        while True:
+            n += lib_has(b, h, s)
+            s = b.next[s]
+            if s == g.capst[i]:
+                break
+    return n
+
 cdef void _gp_played(void* ctx, board_t* b, int m) noexcept nogil:
     """After board_play(b, m, X): mark what the move may have changed (see the notes in the
     module docstring of rollout.pxd and the comments below)."""
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int X = 3 - b.to_move, Y = b.to_move
-    cdef int i, k, q, h, s, r, hr, S
+    cdef int i, k, q, h, s, r, hr, S, pre
     if m != g.chosen or b.nmoves != g.chosen_n + 1 or b.size != g.size:
         # a move the policy did not see beforehand: start over
         _set_all_full(g)
@@ -576,7 +590,11 @@ cdef void _gp_played(void* ctx, board_t* b, int m) noexcept nogil:
                 _mark_libs(g, b, h)
             if b.nlibs[h] == 1:
                 _mark_atari_neighbours(g, b, h)
-    # strings next to captured stones gained liberties (and may have left atari)
+    # strings next to captured stones gained liberties (and may have left atari). The mover's
+    # string S is covered above. Another string's features at its liberties depend on its
+    # liberty count only up to 3, and on its atari state; before the move it had nlibs minus
+    # the captured stones next to it (m is not next to it, or it would be part of S).
+    g.gstamp[S] = g.curg
     for i in range(g.ncapst):
         s = g.capst[i]          # the ring of a captured string stays intact after removal
         while True:
@@ -586,8 +604,12 @@ cdef void _gp_played(void* ctx, board_t* b, int m) noexcept nogil:
                     hr = b.head[r]
                     if g.gstamp[hr] != g.curg:
                         g.gstamp[hr] = g.curg
-                        _mark_libs(g, b, hr)
-                        _mark_atari_neighbours(g, b, hr)
+                        if b.nlibs[hr] <= 3 + g.ncapstones:
+                            pre = b.nlibs[hr] - _gained(g, b, hr)
+                            if pre <= 3:
+                                _mark_libs(g, b, hr)
+                            if pre == 1:
+                                _mark_atari_neighbours(g, b, hr)
             s = b.next[s]
             if s == g.capst[i]:
                 break

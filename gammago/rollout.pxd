@@ -53,6 +53,7 @@ ctypedef struct gamma_policy_t:
     # per colour (index BLACK / WHITE)
     double w[3][MAX_PTS]     # base weights (valid for colour c once flushed at c's turn)
     double rowsum[3][MAX_W]
+    double rowerr[3][MAX_W]  # bound on the rounding error of rowsum (kept incrementally)
     uint32_t rowdirty[3]
     int npos[3]              # points with a positive base weight
     int full[3]              # 1: recompute every point at c's next turn

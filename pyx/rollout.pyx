@@ -275,7 +275,16 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         old = g.w[c][p]
         if w != old:
             g.w[c][p] = w
-            g.rowdirty[c] |= (<uint32_t>1) << g.rowof[p]
+            # the row sum follows the change; its rounding error is bounded (each addition
+            # errs by at most 2^-53 of its operands) and the row is summed again exactly once
+            # the bound could reach 1e-12 of the sum
+            r = g.rowof[p]
+            s = g.rowsum[c][r]
+            g.rowerr[c][r] += (s + w + old) * 2.3e-16
+            s += w - old
+            g.rowsum[c][r] = s
+            if not (g.rowerr[c][r] <= 1e-12 * s):
+                g.rowdirty[c] |= (<uint32_t>1) << r
             if old > 0 and not (w > 0):
                 g.npos[c] -= 1
             elif w > 0 and not (old > 0):
@@ -296,6 +305,7 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         if g.size & 1:
             s += row[g.size - 1]
         g.rowsum[c][r] = s + t
+        g.rowerr[c][r] = 0
 
 # ---------------------------------------------------------------------------------------------
 # Sampling

@@ -19,3 +19,7 @@ cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept
 cdef int playout_default_maxmoves(const board_t* b) noexcept nogil
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
                       double* black_wins, double* owner_black, long* moves) noexcept nogil
+
+# n playouts with pol from the empty board of `size`, timed around the nogil loop:
+# (seconds, total moves). The one timing loop behind every playout bench.
+cdef object bench_policy(int size, policy_t* pol, int n, unsigned long long seed)

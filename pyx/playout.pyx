@@ -137,26 +137,30 @@ def light_playout(Board board, unsigned long long seed=1):
     return out, n
 
 
-def bench_light(int size, int n, unsigned long long seed=1):
-    """n light playouts from the empty board, timed inside C: (seconds, total moves)."""
+cdef object bench_policy(int size, policy_t* pol, int n, unsigned long long seed):
     import time
     cdef Board start = Board(size)
     cdef board_t* b = <board_t*>malloc(sizeof(board_t))
-    cdef policy_t pol
     cdef rng_t r
     cdef long moves = 0
     cdef int i, maxmoves = playout_default_maxmoves(start.b)
     cdef double s = 0
     if b == NULL:
         raise MemoryError()
-    policy_light(&pol)
     rng_seed(&r, seed)
     t0 = time.perf_counter()
     with nogil:
         for i in range(n):
             board_copy(b, start.b)
-            moves += playout_run(b, &pol, &r, maxmoves)
+            moves += playout_run(b, pol, &r, maxmoves)
             s += board_score(b)
     t = time.perf_counter() - t0
     free(b)
     return t, moves
+
+
+def bench_light(int size, int n, unsigned long long seed=1):
+    """n light playouts from the empty board, timed inside C: (seconds, total moves)."""
+    cdef policy_t pol
+    policy_light(&pol)
+    return bench_policy(size, &pol, n, seed)

@@ -11,7 +11,8 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
                             CODE_ATARI_SHIFT, _popcount32, lib_has)
-from gammago.playout cimport policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light
+from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
+                              bench_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -912,29 +913,11 @@ def gamma_evaluate(Board board, int n, gammas=None, unsigned long long seed=1):
 
 def bench_gamma(int size, int n, unsigned long long seed=1, GammaPolicy policy=None):
     """n gamma playouts from the empty board, timed inside C: (seconds, total moves)."""
-    import time
+    cdef policy_t pol
     if policy is None:
         policy = GammaPolicy()
-    cdef Board start = Board(size)
-    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
-    cdef policy_t pol
-    cdef rng_t r
-    cdef long moves = 0
-    cdef int i, maxmoves = playout_default_maxmoves(start.b)
-    cdef double s = 0
-    if b == NULL:
-        raise MemoryError()
     policy_gamma(&pol, policy.g)
-    rng_seed(&r, seed)
-    t0 = time.perf_counter()
-    with nogil:
-        for i in range(n):
-            board_copy(b, start.b)
-            moves += playout_run(b, &pol, &r, maxmoves)
-            s += board_score(b)
-    t = time.perf_counter() - t0
-    free(b)
-    return t, moves
+    return bench_policy(size, &pol, n, seed)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -64,8 +64,9 @@ class EngineConfig:
     bonus_weight: float = 0.35
     bonus_equiv: float = 1000.0
     fpu: float = 1.0
-    rating: str = "max"            # prior -> rating in [0, 1]: max (prior / best sibling's),
-                                   # share (prior / siblings' sum), log (log-scaled, 4 decades)
+    rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
+                                   # the best sibling), max (prior / best sibling's), share
+                                   # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
     verbose: bool = False
     # the net (gammago/net.py): --mode picks who decides moves
     mode: str = "rollouts"         # rollouts | net-root | net-policy | gamma-policy

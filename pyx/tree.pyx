@@ -198,7 +198,7 @@ cdef void _gamma_rate(void* ctx, const board_t* b, int c, const int16_t* moves, 
 # ---------------------------------------------------------------------------------------------
 cdef enum:
     LADDER_BUDGET = 120      # reading nodes per question; out of budget means "escapes"
-cdef double LADDER_ESCAPE_FACTOR = 0.02
+cdef double LADDER_ESCAPE_FACTOR = 1e-4   # 4 decades: the bottom of the log-scaled rating
 cdef double LADDER_ATARI_FACTOR = 4.0
 
 cdef bint _ladder_dies(const board_t* b, int stone, int attacker, int* budget) noexcept nogil:
@@ -522,7 +522,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="max")
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log")
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 
 

@@ -199,12 +199,19 @@ def test_does_not_run_a_working_ladder(seed):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_runs_when_a_stone_breaks_the_ladder(seed):
-    # The cheap prior (escape from atari rated up) with the ladder reader (which leaves E4
-    # alone here). With the gamma prior the engine plays elsewhere at 2000 playouts: Black is
-    # behind whatever it plays here (win rate ~0.2), and even 6000 light playouts at komi -20
-    # do not rate E4 above G4, so this tests the prior and the reader, not the search.
-    e = position(["D4", "G7"], LADDER_WHITE, "b", playouts=2000, seed=seed, prior="cheap")
-    assert e.genmove("b") == "E4"
+    # With G7 breaking the ladder the reader leaves the escape E4 among the best-rated moves
+    # and the search tries it. Which move Black then plays is not asserted: Black is behind
+    # whatever it plays here (win rate ~0.2 at komi 7), and even 6000 light playouts at komi
+    # -20 do not rate E4 above G4, so a move assertion would test noise, not tactics.
+    e = position(["D4", "G7"], LADDER_WHITE, "b", playouts=2000, seed=seed)
+    e.reg_genmove("b")
+    info = {d["move"]: d for d in e.last_infos}
+    assert "E4" in info and info["E4"]["visits"] >= 20
+    best_prior = max(d["prior"] for d in e.last_infos)
+    assert info["E4"]["prior"] >= 0.8 * best_prior
+    working = position(["D4"], LADDER_WHITE, "b", playouts=2000, seed=seed)
+    working.reg_genmove("b")
+    assert {d["move"]: d["prior"] for d in working.last_infos}.get("E4", 0) < 0.3 * best_prior
 
 
 def test_captures_a_breaker_less_ladder_escape_with_the_ladder():

@@ -217,4 +217,4 @@ def test_rating_modes_normalise_the_gamma_prior():
     s = Search(10000, seed=1)
     with pytest.raises(ValueError, match="rating"):
         s.configure(rating="sqrt", expand_visits=3)
-    assert s.params["rating"] == "max" and s.params["expand_visits"] == DEFAULTS["expand_visits"]
+    assert s.params["rating"] == DEFAULTS["rating"] and s.params["expand_visits"] == DEFAULTS["expand_visits"]

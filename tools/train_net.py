@@ -339,10 +339,14 @@ def value_head_only(model):
             p.requires_grad_(True)
 
 
-def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit):
+def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit,
+          optimizer="sgd"):
     rng = np.random.default_rng(seed + 1)
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
+    if optimizer == "adam":
+        opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    else:
+        opt = torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
     train_mode(model)
     ntrain = len(data["train_move"])
     budget = minutes * 60.0
@@ -447,6 +451,7 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--weight-decay", type=float, default=1e-4)
+    ap.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd", help="SGD with Nesterov momentum, or AdamW")
     ap.add_argument("--value-weight", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
@@ -500,7 +505,7 @@ def main(argv=None):
         value_head_only(model)
     nparams = sum(p.numel() for p in model.parameters())
     curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
-                         args.value_weight, args.seed, args.eval_every, args.eval_limit)
+                         args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer)
     final = evaluate(model, data)
     print(f"train_net: held-out ({final['positions']} positions): top-1 {final['policy_top1']:.4f} "
           f"top-5 {final['policy_top5']:.4f} value MSE {final['value_mse']:.4f}", file=sys.stderr)

@@ -35,6 +35,8 @@ DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its p
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
 STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
+EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
+EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -56,7 +58,7 @@ class EngineConfig:
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
     # tree parameters (pyx/tree.pyx DEFAULTS)
-    expand_visits: int = 40
+    expand_visits: int = 0         # 0: by board size (expand_visits_for)
     pw_init: int = 1
     pw_base: float = 40.0
     pw_factor: float = 1.4
@@ -110,7 +112,8 @@ class EngineConfig:
                        help="ratings that order children for progressive widening")
         t = p.add_argument_group("tree")
         t.add_argument("--expand-visits", type=int, default=d.expand_visits,
-                       help="visits before a leaf is expanded")
+                       help="visits before a leaf is expanded (0: by board size, "
+                            f"{EXPAND_VISITS_9} on 9x9 .. {EXPAND_VISITS_19} on 19x19)")
         t.add_argument("--pw-init", type=int, default=d.pw_init,
                        help="children open at expansion (progressive widening)")
         t.add_argument("--pw-base", type=float, default=d.pw_base,
@@ -157,7 +160,7 @@ class EngineConfig:
             (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
             (self.rollout in ("auto", "light", "gamma"), f"--rollout must be auto, light or gamma, not {self.rollout!r}"),
             (self.prior in ("auto", "gamma", "cheap"), f"--prior must be auto, gamma or cheap, not {self.prior!r}"),
-            (self.expand_visits >= 1, f"--expand-visits must be >= 1, not {self.expand_visits}"),
+            (self.expand_visits >= 0, f"--expand-visits must be >= 0, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
@@ -169,8 +172,18 @@ class EngineConfig:
             if not ok:
                 raise ValueError(msg)
 
-    def tree_params(self):
-        return {k: getattr(self, k) for k in self.TREE_FIELDS}
+    def tree_params(self, size=19):
+        """The tree's parameters for a board size (expand_visits 0 resolved by the size)."""
+        p = {k: getattr(self, k) for k in self.TREE_FIELDS}
+        if not p["expand_visits"]:
+            p["expand_visits"] = expand_visits_for(size)
+        return p
+
+
+def expand_visits_for(size):
+    """--expand-visits 0: the expansion threshold for a board size."""
+    size = min(max(size, 9), 19)
+    return round(EXPAND_VISITS_9 + (EXPAND_VISITS_19 - EXPAND_VISITS_9) * (size - 9) / 10)
 
 
 # --- the clock ------------------------------------------------------------------------------
@@ -275,7 +288,8 @@ class Engine:
         if cfg.mode == "net-root":
             per_child = max(1000, cfg.max_nodes // cfg.net_children)
             self.search = _net.RootSearch(
-                self.net, lambda: _tree.Search(per_child, seed=cfg.seed, **cfg.tree_params()),
+                self.net, lambda: _tree.Search(per_child, seed=cfg.seed,
+                                               **cfg.tree_params(self.board.size)),
                 lam=cfg.net_lambda, children=cfg.net_children)
 
     def _policy_move(self, c, emit=None):
@@ -294,6 +308,8 @@ class Engine:
     # --- game state ---
     def new_game(self, size, komi):
         self.board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
+        if hasattr(self.search, "configure"):
+            self.search.configure(**self.config.tree_params(self.board.size))
         self._set_prior(int(size))
         self._forget()
 

@@ -39,6 +39,20 @@ def test_config_from_command_line():
         EngineConfig(resign=1.5).validate()
 
 
+def test_expand_visits_follow_the_board_size_unless_given():
+    e = engine()
+    assert e.search.params["expand_visits"] == 8
+    e.new_game(19, 7.5)
+    assert e.search.params["expand_visits"] == 40
+    e.new_game(13, 7.5)
+    assert 8 < e.search.params["expand_visits"] < 40
+    fixed = engine(expand_visits=5)
+    fixed.new_game(19, 7.5)
+    assert fixed.search.params["expand_visits"] == 5
+    with pytest.raises(ValueError, match="--expand-visits"):
+        EngineConfig(expand_visits=-1).validate()
+
+
 # --- the clock -------------------------------------------------------------------------------
 def test_clock_budgets():
     c = Clock()

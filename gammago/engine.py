@@ -598,9 +598,19 @@ class Engine:
         n = STATUS_PLAYOUTS.get(b.size, 2000)
         self.search.set_root(b, None)
         self._tree_moves = None
-        # the root may not pass: after an opponent pass, passing can win as the board stands
-        # (and every playout would end at once, leaving no ownership to read)
-        self.search.run(self.config.threads, n, 0, True, self.config.seed)
+        # Nobody may pass before the rollout: after an opponent pass, passing can win as the
+        # board stands, and a playout ended by two passes leaves dead stones on the board. So
+        # the root may not pass, and no node below it is expanded (flat Monte-Carlo on the
+        # root's moves; rollouts play on until no move is left).
+        kept = dict(self.search.params) if hasattr(self.search, "configure") else None
+        if kept is not None:
+            self.search.configure(expand_visits=1 << 30)
+        try:
+            self.search.run(self.config.threads, n, 0, True, self.config.seed)
+        finally:
+            if kept is not None:
+                self.search.configure(**kept)
+            self.search.clear()
         return self.search.ownership()
 
     def _dead_strings(self, owner=None):

@@ -97,6 +97,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 
 
 def search_figures(runs, quick, seed):
+    from gammago import gammas
     from gammago.board import Board
     from gammago.tree import Search
     out = {}
@@ -104,14 +105,21 @@ def search_figures(runs, quick, seed):
         n = max(100, n // 10) if quick else n
         for threads in (1, 2):
 
-            def one(s, size=size, n=n, threads=threads):
-                tree = Search(1_000_000, seed=s)
-                tree.set_root(Board(size, 7.5))
-                t = tree.run(threads, n)
-                return t, n, 0
+            for rollouts in ("light", "gamma"):
 
-            rate, _ = _median_rate(one, runs, seed)
-            out[f"search_playouts_per_s_{size}_{threads}t"] = round(rate, 1)
+                def one(s, size=size, n=n, threads=threads, rollouts=rollouts):
+                    tree = Search(1_000_000, seed=s)
+                    if rollouts == "gamma":
+                        table = gammas.load(gammas.default_path(size)).table
+                        tree.use_gammas(table)
+                        tree.use_gamma_rollouts(table)
+                    tree.set_root(Board(size, 7.5))
+                    t = tree.run(threads, n if rollouts == "light" else max(100, n // 5))
+                    return t, (n if rollouts == "light" else max(100, n // 5)), 0
+
+                rate, _ = _median_rate(one, runs, seed)
+                suffix = "" if rollouts == "light" else "_gamma"
+                out[f"search_playouts_per_s_{size}_{threads}t{suffix}"] = round(rate, 1)
     return out
 
 
@@ -132,6 +140,9 @@ def main(args):
     print(f"gammago bench: one thread, median of {args.runs} runs")
     width = max(len(k) for k in figures)
     for key, value in figures.items():
-        print(f"  {key:<{width}}  {value:>14,.1f}" if isinstance(value, float) else f"  {key:<{width}}  {value:>14}")
+        if isinstance(value, float):
+            print(f"  {key:<{width}}  {value:>14,.3f}" if abs(value) < 10 else f"  {key:<{width}}  {value:>14,.1f}")
+        else:
+            print(f"  {key:<{width}}  {value:>14}")
     sys.stdout.flush()
     return 0

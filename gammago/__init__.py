@@ -1,2 +1,20 @@
 """gammago: a Monte-Carlo Go engine with MM-trained pattern gammas, UCT and an ONNX net."""
+import os
+import site
+import sys
+from pathlib import Path
+
 __version__ = "0.1.0"
+
+
+def shipped_dir(name):
+    """Where the shipped `patterns/` or `models/` folder is: beside the package in a checkout
+    (or an editable install), else where `pip install .` put it (PREFIX/share/gammago/NAME,
+    also for --user installs). The first that exists; the checkout path if none does."""
+    checkout = Path(__file__).resolve().parent.parent / name
+    candidates = [checkout, Path(sys.prefix) / "share" / "gammago" / name,
+                  Path(site.USER_BASE or "") / "share" / "gammago" / name]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return checkout

@@ -20,13 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from gammago import features as F
+from gammago import shipped_dir
 
 MAGIC = "gammago-gammas"
 FILE_VERSION = 1
 # Where the shipped gammas live and which one the engine loads for a board size: there is a
 # 19x19 corpus only, so the 19x19 gammas serve every size.
-PATTERNS_DIR = Path(os.environ.get("GAMMAGO_PATTERNS",
-                                   Path(__file__).resolve().parent.parent / "patterns"))
+PATTERNS_DIR = Path(os.environ.get("GAMMAGO_PATTERNS") or shipped_dir("patterns"))
 DEFAULT_FILES = {}            # size -> file name; sizes not listed use DEFAULT_FILE
 DEFAULT_FILE = "gammas19.gamma"
 

@@ -24,14 +24,14 @@ import os
 import numpy as np
 
 from gammago import planes as P
+from gammago import shipped_dir
 from gammago.board import format_vertex
 
 log = logging.getLogger("gammago")
 
 MODEL_FORMAT = "gammago-net 1"     # tools/train_net.py writes it; bump both together
 SYMMETRY_MODES = ("random", "average")
-DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                             "models", "gammago-net-b4c32.onnx")
+DEFAULT_MODEL = str(shipped_dir("models") / "gammago-net-b4c32.onnx")
 
 _PROVIDERS = None            # probed once per process
 _SAID = set()                # providers already announced on stderr

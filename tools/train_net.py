@@ -61,11 +61,21 @@ class ResBlock(nn.Module):
 
 class GoNet(nn.Module):
     """planes [N, NPLANES, H, W] -> (policy logits [N, H*W + 1] (last: pass), value [N] in -1..1
-    for the side to move)."""
+    for the side to move).
 
-    def __init__(self, blocks=4, channels=48, head=32, value_hidden=64):
+    Value heads: "own" (the default) predicts a per-point ownership map (tanh, +1 = the mover's
+    point) and adds its board mean, times a learnt scale, to a correction from globally pooled
+    features before the final tanh: area scoring counts points, so the map gives the value a
+    direct, size-free path from "whose is each point" to "who wins". "pool" (the first shipped
+    net's head) only sees mean- and max-pooled features through two dense layers."""
+
+    VALUE_HEADS = ("own", "pool")
+
+    def __init__(self, blocks=4, channels=48, head=32, value_hidden=64, value_head="own"):
         super().__init__()
-        self.blocks, self.channels = blocks, channels
+        if value_head not in self.VALUE_HEADS:
+            raise ValueError(f"value_head must be one of {self.VALUE_HEADS}, not {value_head!r}")
+        self.blocks, self.channels, self.value_head = blocks, channels, value_head
         self.stem = nn.Sequential(nn.Conv2d(NPLANES, channels, 3, padding=1, bias=False),
                                   nn.BatchNorm2d(channels), nn.ReLU())
         self.tower = nn.Sequential(*[ResBlock(channels) for _ in range(blocks)])
@@ -74,6 +84,26 @@ class GoNet(nn.Module):
         self.p_pass = nn.Linear(2 * head, 1)
         self.v_conv = nn.Sequential(nn.Conv2d(channels, head, 1, bias=False), nn.BatchNorm2d(head), nn.ReLU())
         self.v_fc = nn.Sequential(nn.Linear(2 * head, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
+        if value_head == "own":
+            self.v_own = nn.Conv2d(head, 1, 1)
+            self.v_scale = nn.Parameter(torch.tensor(3.0))
+            self.reset_value_head()
+
+    def reset_value_head(self):
+        """Fresh value-head weights; with the "own" head the pooled correction starts at zero, so
+        the value starts as tanh(scale * mean ownership)."""
+        for part in (self.v_conv, self.v_fc) + ((self.v_own,) if self.value_head == "own" else ()):
+            for m in part.modules():
+                if hasattr(m, "reset_parameters"):
+                    m.reset_parameters()
+        if self.value_head == "own":
+            with torch.no_grad():
+                nn.init.zeros_(self.v_fc[-1].weight)
+                nn.init.zeros_(self.v_fc[-1].bias)
+                self.v_scale.fill_(3.0)
+
+    def value_parameters(self):
+        return [p for name, p in self.named_parameters() if name.startswith("v_")]
 
     @staticmethod
     def _pool(x):
@@ -85,8 +115,11 @@ class GoNet(nn.Module):
         p = self.p_conv(h)
         points = self.p_point(p).flatten(1)
         policy = torch.cat([points, self.p_pass(self._pool(p))], dim=1)
-        value = torch.tanh(self.v_fc(self._pool(self.v_conv(h)))).squeeze(1)
-        return policy, value
+        v = self.v_conv(h)
+        z = self.v_fc(self._pool(v)).squeeze(1)                                  # [N]
+        if self.value_head == "own":
+            z = z + self.v_scale * torch.tanh(self.v_own(v)).mean(dim=(1, 2, 3))  # [N]
+        return policy, torch.tanh(z)
 
 
 def export_onnx(model, path, metadata, opset=17):
@@ -117,7 +150,7 @@ def export_onnx(model, path, metadata, opset=17):
 def base_metadata(model):
     return {"format": MODEL_FORMAT, "plane_version": P.VERSION, "planes": NPLANES,
             "board_sizes": "5-19", "trained_board_size": SIZE,
-            "blocks": model.blocks, "channels": model.channels}
+            "blocks": model.blocks, "channels": model.channels, "value_head": model.value_head}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,7 +205,9 @@ def is_heldout(name, permille):
 
 
 def positions_of_game(winner, moves, picks):
-    """Replay and return (planes list, move index list, value list) at the move numbers picked."""
+    """Replay and return (planes list, move index list, value list) at the move numbers picked
+    (in increasing order). The value is +1 when the side to move at that position (the colour of
+    the move played there) won the game, -1 when it lost."""
     board = Board(SIZE, 7.5)
     out_planes, out_moves, out_values = [], [], []
     picks = sorted(set(picks))
@@ -202,8 +237,9 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
     rng = np.random.default_rng(seed)
     permille = max(1, round(1000 * heldout_games / total_games_hint))
     p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
-    split = {"train": ([], [], [], []), "heldout": ([], [], [], [])}
+    split = {"train": ([], [], [], [], []), "heldout": ([], [], [], [], [])}
     names = {"train": [], "heldout": []}
+    lengths = {"train": [], "heldout": []}
     skipped, seen = 0, 0
     bar = tqdm(iter_sgf_sources(paths), total=total_games_hint, desc="reading games", unit="game",
                mininterval=2)
@@ -231,19 +267,23 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
             tqdm.write(f"train_net: skipping {name}: {e}")
             continue
         names[which].append(name)
+        lengths[which].append(len(moves))
         s = split[which]
         s[0].extend(xs)
         s[1].extend(ms)
         s[2].extend(vs)
         s[3].extend([gid] * len(xs))
+        s[4].extend(sorted(set(int(i) for i in picks)))   # positions_of_game keeps this order
         bar.set_postfix(train=len(names["train"]), heldout=len(names["heldout"]), refresh=False)
     bar.close()
     out = {"seen": seen, "skipped": skipped}
-    for which, (xs, ms, vs, gs) in split.items():
+    for which, (xs, ms, vs, gs, ps) in split.items():
         out[f"{which}_x"] = np.stack(xs) if xs else np.zeros((0, PACKED), np.uint8)
         out[f"{which}_move"] = np.array(ms, np.int16)
         out[f"{which}_value"] = np.array(vs, np.int8)
         out[f"{which}_game"] = np.array(gs, np.int32)
+        out[f"{which}_ply"] = np.array(ps, np.int16)             # moves played before the position
+        out[f"{which}_plies"] = np.array([lengths[which][g] for g in gs], np.int16)  # moves in its game
         out[f"{which}_names"] = np.array(names[which])
     return out
 
@@ -276,8 +316,11 @@ def unpack(packed):
     return bits.reshape(n, NPLANES, SIZE, SIZE).astype(np.float32)
 
 
-# move index permutation per symmetry: SYM_PERM[k][i] = index of move i after symmetry k
-SYM_PERM = np.stack([P.transform_policy(np.arange(SIZE * SIZE + 1), SIZE, k) for k in range(8)]).astype(np.int64)
+# where each move goes under each symmetry: SYM_PERM[k][i] = index of move i after symmetry k.
+# transform_policy(arange) gives the inverse (entry j = the move that lands on j); for the quarter
+# turns (k = 1, 3) the two differ, and using it directly rotated those targets the wrong way.
+SYM_PERM = np.stack([np.argsort(P.transform_policy(np.arange(SIZE * SIZE + 1), SIZE, k))
+                     for k in range(8)]).astype(np.int64)
 
 
 def batch_tensors(data, which, idx, rng, augment):
@@ -299,22 +342,36 @@ def batch_tensors(data, which, idx, rng, augment):
 # ---------------------------------------------------------------------------------------------
 @torch.no_grad()
 def evaluate(model, data, limit=None, batch=256):
+    """Held-out policy top-1 / top-5 / NLL and value MSE (targets +-1 for the side to move);
+    with the game phase in the data (caches made since the "own" value head), the value MSE of
+    each third of the game too (by the move number over the game's length)."""
     model.eval()
     n = len(data["heldout_move"]) if limit is None else min(limit, len(data["heldout_move"]))
     top1 = top5 = 0
-    se = nll = 0.0
+    nll = 0.0
+    se = np.zeros(n)
     for s in range(0, n, batch):
         idx = np.arange(s, min(n, s + batch))
         x, move, value = batch_tensors(data, "heldout", idx, None, False)
         logits, v = model(x)
+        if v.shape != value.shape:
+            raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
         nll += F.cross_entropy(logits, move, reduction="sum").item()
         best5 = logits.topk(5, dim=1).indices
         top1 += (best5[:, 0] == move).sum().item()
         top5 += (best5 == move[:, None]).any(dim=1).sum().item()
-        se += ((v - value) ** 2).sum().item()
+        se[idx] = ((v - value) ** 2).numpy()
     train_mode(model)
-    return {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
-            "policy_nll": nll / n, "value_mse": se / n}
+    out = {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
+           "policy_nll": nll / n, "value_mse": float(se.mean())}
+    if "heldout_ply" in data:
+        third = np.minimum(2, 3 * data["heldout_ply"][:n].astype(np.int64)
+                           // np.maximum(1, data["heldout_plies"][:n].astype(np.int64)))
+        for k, name in enumerate(("first", "middle", "last")):
+            sel = third == k
+            out[f"value_mse_{name}_third"] = float(se[sel].mean()) if sel.any() else float("nan")
+            out[f"positions_{name}_third"] = int(sel.sum())
+    return out
 
 
 def train_mode(model):
@@ -326,17 +383,30 @@ def train_mode(model):
 
 
 def value_head_only(model):
-    """Freeze everything but a freshly initialised value head (to retrain a value head whose
-    units died, on the trunk the policy taught)."""
+    """Freeze everything but a freshly initialised value head (to retrain a value head on the
+    trunk the policy taught)."""
     model.value_only = True
     for p in model.parameters():
         p.requires_grad_(False)
-    for part in (model.v_conv, model.v_fc):
-        for m in part.modules():
-            if hasattr(m, "reset_parameters"):
-                m.reset_parameters()
-        for p in part.parameters():
-            p.requires_grad_(True)
+    model.reset_value_head()
+    for p in model.value_parameters():
+        p.requires_grad_(True)
+
+
+def train_step(model, opt, x, move, value, value_weight=1.0):
+    """One optimiser step on a batch; returns (loss, policy loss, value loss, policy logits).
+    The value output and its target are both [N]: a [N, 1] output against [N] targets would
+    broadcast to [N, N] and make the value loss meaningless, so the shapes are checked."""
+    logits, v = model(x)
+    if v.shape != value.shape:
+        raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
+    p_loss = F.cross_entropy(logits, move)
+    v_loss = F.mse_loss(v, value)
+    loss = p_loss + value_weight * v_loss
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss, p_loss, v_loss, logits
 
 
 def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit,
@@ -351,7 +421,7 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
     ntrain = len(data["train_move"])
     budget = minutes * 60.0
     curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
-             "eval_mse": []}
+             "eval_mse": [], "eval_mse_last_third": []}
     ema_loss = ema_acc = None
     start = time.perf_counter()
     last_eval = start
@@ -374,13 +444,7 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
         idx = np.sort(perm[pos:pos + batch])
         pos += batch
         x, move, value = batch_tensors(data, "train", idx, rng, True)
-        logits, v = model(x)
-        p_loss = F.cross_entropy(logits, move)
-        v_loss = F.mse_loss(v, value)
-        loss = p_loss + value_weight * v_loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight)
         step += 1
         seen += len(idx)
         acc = (logits.argmax(1) == move).float().mean().item()
@@ -398,8 +462,10 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
             curve["eval_nll"].append(e["policy_nll"])
             curve["eval_top1"].append(e["policy_top1"])
             curve["eval_mse"].append(e["value_mse"])
+            curve["eval_mse_last_third"].append(e.get("value_mse_last_third", float("nan")))
             tqdm.write(f"train_net: {t / 60:5.1f} min, {seen} positions: held-out top-1 "
-                       f"{e['policy_top1']:.3f} nll {e['policy_nll']:.3f} value MSE {e['value_mse']:.3f}")
+                       f"{e['policy_top1']:.3f} nll {e['policy_nll']:.3f} value MSE {e['value_mse']:.3f}"
+                       f" (last third {e.get('value_mse_last_third', float('nan')):.3f})")
             last_eval = time.perf_counter()
             start += last_eval - t_eval0  # held-out checks do not eat the training budget
         bar.n = min(int(budget), int(time.perf_counter() - start))
@@ -413,7 +479,7 @@ def plot_curve(curve, path, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15, 4))
     tm = [t / 60 for t in curve["t"]]
     em = [t / 60 for t in curve["eval_t"]]
     a1.plot(tm, curve["train_loss"], label="train loss (policy CE + value MSE, EMA)")
@@ -429,6 +495,15 @@ def plot_curve(curve, path, title):
     a2.set_xlabel("training minutes")
     a2.set_ylabel("policy top-1")
     a2.legend()
+    if em:
+        a3.plot(em, curve["eval_mse"], "o-", label="held-out value MSE")
+        late = curve.get("eval_mse_last_third", [])
+        if late and not all(math.isnan(m) for m in late):
+            a3.plot(em, late, "o-", label="held-out value MSE, last third of the game")
+    a3.axhline(1.0, color="grey", lw=0.8, ls="--")
+    a3.set_xlabel("training minutes")
+    a3.set_ylabel("value MSE (targets +-1)")
+    a3.legend()
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -446,6 +521,8 @@ def main(argv=None):
     ap.add_argument("--total-games", type=int, default=169924, help="games in --data (for the sampling rate)")
     ap.add_argument("--cache", default=None, help="npz of the sampled positions (made if missing)")
     ap.add_argument("--blocks", type=int, default=4)
+    ap.add_argument("--value-head", choices=GoNet.VALUE_HEADS, default="own",
+                    help="own: board mean of a per-point ownership map (+ pooled correction); pool: pooled features only")
     ap.add_argument("--channels", type=int, default=48)
     ap.add_argument("--minutes", type=float, default=30.0, help="training wall time")
     ap.add_argument("--batch", type=int, default=64)
@@ -453,7 +530,8 @@ def main(argv=None):
     ap.add_argument("--weight-decay", type=float, default=1e-4)
     ap.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd", help="SGD with Nesterov momentum, or AdamW")
     ap.add_argument("--value-weight", type=float, default=1.0)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (on the shared 2-core machine 2 threads ran at ~40 positions/s, 1 at ~470)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--eval-every", type=float, default=180.0, help="seconds between held-out checks")
     ap.add_argument("--eval-limit", type=int, default=2000, help="held-out positions per periodic check")
@@ -493,10 +571,20 @@ def main(argv=None):
     if args.no_train:
         return 0
 
-    model = GoNet(args.blocks, args.channels)
+    model = GoNet(args.blocks, args.channels, value_head=args.value_head)
     if args.init:
-        model.load_state_dict(torch.load(args.init, map_location="cpu"))
-        print(f"train_net: starting from {args.init}", file=sys.stderr)
+        try:
+            state = torch.load(args.init, map_location="cpu")
+        except Exception as e:  # noqa: BLE001 (torch raises several kinds)
+            raise SystemExit(f"train_net: --init {args.init}: cannot read it ({type(e).__name__}: {e})")
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if unexpected or any(not k.startswith("v_") for k in missing):
+            raise SystemExit(f"train_net: --init {args.init}: does not fit a {args.blocks} x {args.channels} net "
+                             f"(missing {missing[:4]}, unexpected {unexpected[:4]})")
+        if missing:   # a value head the file does not have (e.g. "own" from a "pool" net)
+            model.reset_value_head()
+        print(f"train_net: starting from {args.init}" + (f" (new value-head parts: {', '.join(missing)};"
+              " the value head starts fresh)" if missing else ""), file=sys.stderr)
     base = {}
     if args.init and os.path.exists(os.path.splitext(args.init)[0] + ".json"):
         with open(os.path.splitext(args.init)[0] + ".json") as fh:
@@ -507,8 +595,11 @@ def main(argv=None):
     curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
                          args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer)
     final = evaluate(model, data)
+    thirds = " / ".join(f"{final[f'value_mse_{k}_third']:.4f}" for k in ("first", "middle", "last")
+                        if f"value_mse_{k}_third" in final)
     print(f"train_net: held-out ({final['positions']} positions): top-1 {final['policy_top1']:.4f} "
-          f"top-5 {final['policy_top5']:.4f} value MSE {final['value_mse']:.4f}", file=sys.stderr)
+          f"top-5 {final['policy_top5']:.4f} value MSE {final['value_mse']:.4f}"
+          + (f" (by third of the game: {thirds})" if thirds else ""), file=sys.stderr)
 
     stem = os.path.splitext(args.out)[0]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
@@ -519,6 +610,7 @@ def main(argv=None):
         "heldout_policy_top1": f"{final['policy_top1']:.4f}",
         "heldout_policy_top5": f"{final['policy_top5']:.4f}",
         "heldout_value_mse": f"{final['value_mse']:.4f}",
+        **{f"heldout_{k}": f"{v:.4f}" for k, v in final.items() if k.startswith("value_mse_")},
         "heldout_positions": final["positions"],
         "heldout_games": len(data["heldout_names"]),
         "train_positions": ntr, "train_games": len(data["train_names"]),

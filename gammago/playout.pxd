@@ -2,7 +2,7 @@
 # and the playout loop knows nothing else about it. Light (uniform) and gamma policies both
 # sit behind it.
 from libc.stdint cimport uint8_t
-from gammago.board cimport board_t
+from gammago.board cimport board_t, Board
 from gammago.rng cimport rng_t
 
 ctypedef struct policy_t:
@@ -23,3 +23,7 @@ cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
 # n playouts with pol from the empty board of `size`, timed around the nogil loop:
 # (seconds, total moves). The one timing loop behind every playout bench.
 cdef object bench_policy(int size, policy_t* pol, int n, unsigned long long seed)
+
+# n playouts with pol from board: {'black_winrate', 'ownership' (size x size, +1 Black ..
+# -1 White), 'moves'}. The one Python-facing Monte-Carlo evaluation behind every policy.
+cdef object evaluate_policy(Board board, policy_t* pol, int n, unsigned long long seed)

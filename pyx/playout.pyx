@@ -104,24 +104,28 @@ cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
 # ---------------------------------------------------------------------------------------------
 # Python entry points
 # ---------------------------------------------------------------------------------------------
-def light_evaluate(Board board, int n, unsigned long long seed=1):
-    """Pure Monte-Carlo with light playouts: {'black_winrate', 'ownership' (size x size,
-    +1 Black .. -1 White), 'moves'}."""
+cdef object evaluate_policy(Board board, policy_t* pol, int n, unsigned long long seed):
     import numpy as np
-    cdef policy_t pol
     cdef rng_t r
     cdef double wins
     cdef long moves
     cdef double[::1] own = np.zeros(board.b.npts)
     if n <= 0:
         raise ValueError("need at least one playout")
-    policy_light(&pol)
     rng_seed(&r, seed)
     with nogil:
-        mc_evaluate(board.b, &pol, &r, n, &wins, &own[0], &moves)
+        mc_evaluate(board.b, pol, &r, n, &wins, &own[0], &moves)
     W = board.b.W
     grid = np.asarray(own).reshape(W, W)[1:W - 1, 1:W - 1] / n
     return {"black_winrate": wins / n, "ownership": grid, "moves": moves}
+
+
+def light_evaluate(Board board, int n, unsigned long long seed=1):
+    """Pure Monte-Carlo with light playouts: {'black_winrate', 'ownership' (size x size,
+    +1 Black .. -1 White), 'moves'}."""
+    cdef policy_t pol
+    policy_light(&pol)
+    return evaluate_policy(board, &pol, n, seed)
 
 
 def light_playout(Board board, unsigned long long seed=1):

@@ -12,7 +12,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
                             CODE_ATARI_SHIFT, _popcount32, lib_has)
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
-                              bench_policy)
+                              bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -774,21 +774,9 @@ cdef class GammaPolicy:
     def evaluate(self, Board board, int n, unsigned long long seed=1):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'
         (size x size, +1 Black .. -1 White), 'moves'}."""
-        import numpy as np
         cdef policy_t pol
-        cdef rng_t r
-        cdef double wins
-        cdef long moves
-        cdef double[::1] own = np.zeros(board.b.npts)
-        if n <= 0:
-            raise ValueError("need at least one playout")
         policy_gamma(&pol, self.g)
-        rng_seed(&r, seed)
-        with nogil:
-            mc_evaluate(board.b, &pol, &r, n, &wins, &own[0], &moves)
-        W = board.b.W
-        grid = np.asarray(own).reshape(W, W)[1:W - 1, 1:W - 1] / n
-        return {"black_winrate": wins / n, "ownership": grid, "moves": moves}
+        return evaluate_policy(board, &pol, n, seed)
 
     def playout(self, Board board, unsigned long long seed=1, int maxmoves=0):
         """One gamma playout on a copy of board: (final Board, moves played)."""

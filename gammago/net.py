@@ -319,7 +319,6 @@ def evaluate_game(net, game, batch=64):
 
 def predict_command(args):
     """Body of `gammago predict --model FILE` (same summary and JSON as the gamma predict)."""
-    import json
     import sys
     import time
     from tqdm import tqdm
@@ -348,12 +347,7 @@ def predict_command(args):
     summary["skipped"] = len(errors)
     summary["model"] = str(args.model)
     summary["symmetry"] = net.symmetry
-    summary["seconds"] = round(time.perf_counter() - t0, 2)
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(f"predict ({summary['model']}): {predict.format_summary(summary)}; "
-              f"{len(errors)} records skipped; {summary['seconds']:.1f} s")
+    predict.report(summary, summary["model"], t0, args.json)
     return 0 if results else 1
 
 

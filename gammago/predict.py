@@ -214,10 +214,15 @@ def main(args):
     summary = summarize(results, games)
     summary["skipped"] = len(errors)
     summary["gammas"] = str(args.gammas or gammas_mod.default_path(19))
+    report(summary, summary["gammas"], t0, args.json)
+    return 0 if games else 1
+
+
+def report(summary, label, t0, as_json):
+    """Print a predict summary (gammas or net) as one JSON object or one line; adds 'seconds'."""
     summary["seconds"] = round(time.perf_counter() - t0, 2)
-    if args.json:
+    if as_json:
         print(json.dumps(summary))
     else:
-        print(f"predict ({summary['gammas']}): {format_summary(summary)}; "
-              f"{len(errors)} records skipped; {summary['seconds']:.1f} s")
-    return 0 if games else 1
+        print(f"predict ({label}): {format_summary(summary)}; "
+              f"{summary['skipped']} records skipped; {summary['seconds']:.1f} s")

@@ -340,31 +340,31 @@ cdef inline int _draw_base(gamma_policy_t* g, int c, rng_t* r, double total) noe
         return row * g.W + lastpos
     return 0
 
+cdef inline double _dist_factor(const gamma_policy_t* g, const board_t* b, int p) noexcept nogil:
+    """The distance groups' gammas of p (1 for a group whose move was a pass or none)."""
+    cdef double f = 1.0
+    if b.last != PASS:
+        f = g.gd1[_dindex(g, p, b.last)]
+    if b.last2 != PASS:
+        f *= g.gd2[_dindex(g, p, b.last2)]
+    return f
+
 cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept nogil:
     """The fallback: every weight computed explicitly, O(points)."""
-    cdef int i, p, last = b.last, last2 = b.last2, pick = PASS
+    cdef int i, p, pick = PASS
     cdef double tot = 0, f, u, acc = 0
     g.n_fallback += 1
     for i in range(b.nempty):
         p = b.empty[i]
         if g.w[c][p] > 0:
-            f = g.w[c][p]
-            if last != PASS:
-                f *= g.gd1[_dindex(g, p, last)]
-            if last2 != PASS:
-                f *= g.gd2[_dindex(g, p, last2)]
-            tot += f
+            tot += g.w[c][p] * _dist_factor(g, b, p)
     if not (tot > 0):
         return PASS
     u = rng_unit(r) * tot
     for i in range(b.nempty):
         p = b.empty[i]
         if g.w[c][p] > 0:
-            f = g.w[c][p]
-            if last != PASS:
-                f *= g.gd1[_dindex(g, p, last)]
-            if last2 != PASS:
-                f *= g.gd2[_dindex(g, p, last2)]
+            f = g.w[c][p] * _dist_factor(g, b, p)
             acc += f
             pick = p
             if u < acc:
@@ -696,11 +696,7 @@ cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen
         if ref > 0:
             n += 1
             # the distance factor the sampler applies must give move_features' full strength
-            s = ref
-            if b.last != PASS:
-                s *= g.gd1[_dindex(g, p, b.last)]
-            if b.last2 != PASS:
-                s *= g.gd2[_dindex(g, p, b.last2)]
+            s = ref * _dist_factor(g, b, p)
             if fabs(s - full) > 1e-12 * full:
                 snprintf(msg, msglen, "point %d: distance factor gives %.17g, move_features %.17g",
                          p, s, full)

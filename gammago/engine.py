@@ -37,6 +37,8 @@ STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
+RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
+RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -66,6 +68,8 @@ class EngineConfig:
     bonus_weight: float = 0.35
     bonus_equiv: float = 1000.0
     fpu: float = 1.0
+    rave: bool = RAVE              # blend AMAF values (all moves as first) into selection
+    rave_equiv: float = RAVE_EQUIV
     rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
@@ -76,11 +80,13 @@ class EngineConfig:
     net_lambda: float = 0.5        # net-root: weight of the net value against rollouts
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
     net_children: int = 20         # net-root: root moves searched (the net's best)
+    net_cpuct: float = 1.5         # net-root: PUCT exploration weight of the net priors at the root
+    policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
 
     MODES = ("rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -126,6 +132,10 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
+        t.add_argument("--rave", choices=("on", "off"), default="on" if d.rave else "off",
+                       help="RAVE: AMAF statistics blended with the UCT value")
+        t.add_argument("--rave-equiv", type=float, default=d.rave_equiv,
+                       help="RAVE schedule beta = na / (na + n + n * na / EQUIV)")
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
@@ -142,10 +152,17 @@ class EngineConfig:
                        help="one random symmetry per net evaluation, or the average of all 8")
         n.add_argument("--net-children", type=int, default=d.net_children,
                        help="net-root: root moves searched (the net's best)")
+        n.add_argument("--net-cpuct", type=float, default=d.net_cpuct,
+                       help="net-root: PUCT weight of the net priors at the root")
+        n.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
+                       help="net-policy / gamma-policy: 0 plays the policy's best move; T > 0 samples "
+                            "moves with probability ~ p^(1/T), seeded by --seed")
 
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+        if isinstance(kw.get("rave"), str):
+            kw["rave"] = kw["rave"] == "on"
         cfg = cls(**kw)
         cfg.validate()
         return cfg
@@ -163,10 +180,14 @@ class EngineConfig:
             (self.expand_visits >= 0, f"--expand-visits must be >= 0, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
+            (self.rave_equiv > 0, f"--rave-equiv must be > 0, not {self.rave_equiv}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
             (self.net_children >= 1, f"--net-children must be >= 1, not {self.net_children}"),
+            (self.net_cpuct >= 0, f"--net-cpuct must be >= 0, not {self.net_cpuct}"),
+            (self.policy_temperature >= 0,
+             f"--policy-temperature must be >= 0, not {self.policy_temperature}"),
         ]
         for ok, msg in checks:
             if not ok:
@@ -290,17 +311,21 @@ class Engine:
             self.search = _net.RootSearch(
                 self.net, lambda: _tree.Search(per_child, seed=cfg.seed,
                                                **cfg.tree_params(self.board.size)),
-                lam=cfg.net_lambda, children=cfg.net_children)
+                lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct)
 
     def _policy_move(self, c, emit=None):
         """--mode net-policy / gamma-policy: the policy's favourite legal move, no search."""
         from gammago import net as _net
         b = self.board.copy()
         b.to_move = c
+        t = self.config.policy_temperature
+        if t > 0 and getattr(self, "_policy_rng", None) is None:
+            self._policy_rng = np.random.default_rng(self.config.seed)   # one stream per engine
+        rng = getattr(self, "_policy_rng", None)
         if self.config.mode == "net-policy":
-            move = _net.net_policy_move(self.net, b)
+            move = _net.net_policy_move(self.net, b, t, rng)
         else:
-            move = _net.gamma_policy_move(b)
+            move = _net.gamma_policy_move(b, temperature=t, rng=rng)
         if emit is not None:
             emit([])
         return move

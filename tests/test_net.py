@@ -298,3 +298,44 @@ def test_net_predict_scores_a_game():
     from gammago import predict
     s = predict.summarize([res], 1)
     assert s["positions"] == n and 0 <= s["top1"] <= s["top5"] <= 1
+
+
+def test_ranked_by_policy_argmax_and_sampling():
+    w = np.array([0.1, 0.6, 0.0, 0.3])
+    assert list(N.ranked_by_policy(w)) == [1, 3, 0, 2]            # temperature 0: by weight
+    with pytest.raises(ValueError):
+        N.ranked_by_policy(w, -1.0)
+    with pytest.raises(ValueError):
+        N.ranked_by_policy(w, 1.0, rng=None)                      # sampling needs a generator
+    firsts = [N.ranked_by_policy(w, 1.0, np.random.default_rng(s))[0] for s in range(4000)]
+    freq = np.bincount(firsts, minlength=4) / len(firsts)
+    assert abs(freq[1] - 0.6) < 0.04 and abs(freq[3] - 0.3) < 0.04 and freq[2] == 0
+    cold = [N.ranked_by_policy(w, 0.25, np.random.default_rng(s))[0] for s in range(2000)]
+    assert np.mean(np.array(cold) == 1) > 0.9                     # T < 1: sharper (0.6^4 vs 0.3^4)
+    order = N.ranked_by_policy(w, 1.0, np.random.default_rng(3))
+    assert sorted(order) == [0, 1, 2, 3] and order[-1] == 2       # a permutation; zero weight last
+    assert list(order) == list(N.ranked_by_policy(w, 1.0, np.random.default_rng(3)))   # seeded
+
+
+@needs_model
+@pytest.mark.parametrize("mode", ["net-policy", "gamma-policy"])
+def test_policy_temperature_varies_games_and_repeats_with_the_seed(mode):
+    from gammago.engine import Engine, EngineConfig
+
+    def opening(seed, temperature):
+        e = Engine(EngineConfig(mode=mode, seed=seed, policy_temperature=temperature))
+        e.new_game(9, 7)
+        moves = []
+        for colour in "bwbwbw":
+            before = e.board.copy()
+            m = e.genmove(colour)
+            assert m == "pass" or m in before.legal_moves()
+            moves.append(m)
+        return moves
+
+    assert opening(1, 1.0) == opening(1, 1.0)                     # same seed, same game
+    assert len({tuple(opening(s, 1.0)) for s in range(1, 5)}) > 1   # seeds give different games
+    if mode == "gamma-policy":                                    # argmax ignores the seed
+        assert opening(1, 0.0) == opening(2, 0.0)
+    with pytest.raises(ValueError, match="policy-temperature"):
+        EngineConfig(mode=mode, policy_temperature=-1).validate()

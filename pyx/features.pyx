@@ -464,73 +464,23 @@ cdef int _prepare(Board board, moves, int16_t* pts, uint8_t* cols) except -1:
 _REASONS = {1: "occupied", 2: "suicide", 3: "ko", 5: "off the board"}
 
 
-def extract_game(Board board, moves, sample=None):
-    """Replay `moves` ([(colour 'b'/'w', vertex)], from the position on `board`, which is not
-    changed) and record, for each position i with sample[i] true (all when None), the packed
-    team keys (encode_ids layout) of its legal moves, each distinct key once with its count,
-    and which of them was played.
+# ---------------------------------------------------------------------------------------------
+# Game replay in C: one skeleton (check each move, list the features of each sampled position,
+# play), and one visitor per use: MM training keys (extract_game), prediction ranks
+# (evaluate_game).
+# ---------------------------------------------------------------------------------------------
+ctypedef int (*visit_fn)(void* ctx, int i, int played, int m, const int16_t* cand,
+                         const int32_t* feats) noexcept nogil
 
-    Returns (keys int64 [total], counts int32 [total], offsets int32 [npos+1], winner int32
-    [npos] (index within the position's keys), move_number int32 [npos] (index into moves)).
-    Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied)."""
-    cdef int n = len(moves)
-    cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
-    cdef uint8_t* cols = <uint8_t*>malloc(n + 1)
-    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
+
+cdef int _replay(const board_t* start, board_t* b, int n, const int16_t* pts, const uint8_t* cols,
+                 const uint8_t* smp, visit_fn visit, void* ctx, int* err_at) noexcept nogil:
+    """Replay the n moves from start on b; at each sampled position call visit with the legal
+    moves' features. Returns 0, or an error code (MOVE_* of board_check_move, 8 = the played
+    move is missing from the legal list, 9 = game too long) with err_at = the move's index."""
+    cdef int i, m, r
     cdef int16_t cand[MAX_PTS + 1]
     cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
-    cdef uint8_t[::1] smp
-    cdef int i, j, g, m, r, npos = 0, total = 0, win, err = 0, err_at = -1
-    cdef int64_t key
-    if pts == NULL or cols == NULL or b == NULL:
-        free(pts); free(cols); free(b)
-        raise MemoryError()
-    try:
-        _prepare(board, moves, pts, cols)
-        if sample is None:
-            smp = np.ones(n, dtype=np.uint8)
-        else:
-            smp = np.ascontiguousarray(sample, dtype=np.uint8)
-            if smp.shape[0] != n:
-                raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
-        nsamp = int(np.asarray(smp).astype(bool).sum())
-        keys_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int64)
-        cnt_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int32)
-        offs_a = np.zeros(nsamp + 1, dtype=np.int32)
-        win_a = np.zeros(nsamp, dtype=np.int32)
-        mvn_a = np.zeros(nsamp, dtype=np.int32)
-        keys_v = keys_a
-        cnt_v = cnt_a
-        offs_v = offs_a
-        win_v = win_a
-        mvn_v = mvn_a
-        err = _replay_extract(board.b, b, n, pts, cols, &smp[0] if n else NULL, cand, feats,
-                              keys_v, cnt_v, offs_v, win_v, mvn_v, &err_at)
-    finally:
-        free(b)
-    try:
-        if err:
-            mv = moves[err_at]
-            raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
-                             f"{_REASONS.get(err, 'game too long' if err == 9 else 'illegal')}")
-    finally:
-        free(pts); free(cols)
-    npos = len(offs_a) - 1
-    return keys_a[:offs_a[npos]].copy(), cnt_a[:offs_a[npos]].copy(), offs_a, win_a, mvn_a
-
-
-cdef int _cmp_key(const void* a, const void* b) noexcept nogil:
-    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
-    return (x > y) - (x < y)
-
-
-cdef int _replay_extract(const board_t* start, board_t* b, int n, const int16_t* pts,
-                         const uint8_t* cols, const uint8_t* smp, int16_t* cand, int32_t* feats,
-                         int64_t[::1] keys, int32_t[::1] counts, int32_t[::1] offs,
-                         int32_t[::1] win, int32_t[::1] mvn, int* err_at) noexcept nogil:
-    cdef int i, j, g, m, r, k, npos = 0, total = 0
-    cdef int64_t key, wkey
-    cdef int64_t tmp[MAX_PTS + 1]
     board_copy(b, start)
     for i in range(n):
         if b.nmoves >= MAX_HIST - 2:
@@ -542,35 +492,127 @@ cdef int _replay_extract(const board_t* start, board_t* b, int n, const int16_t*
             return r
         if smp[i]:
             m = position_features(b, cols[i], cand, feats)
-            wkey = -1
-            for j in range(m):
-                key = 0
-                for g in range(NGROUPS):
-                    key |= (<int64_t>(feats[j * NGROUPS + g] - _base(g))) << KSHIFT[g]
-                tmp[j] = key
-                if cand[j] == pts[i]:
-                    wkey = key
-            if wkey < 0:      # legal by board_check_move but not listed: cannot happen
+            r = visit(ctx, i, pts[i], m, cand, feats)
+            if r:
                 err_at[0] = i
-                return 8
-            # each distinct key once, with its count
-            qsort(tmp, m, sizeof(int64_t), _cmp_key)
-            k = 0
-            for j in range(m):
-                if k and keys[total + k - 1] == tmp[j]:
-                    counts[total + k - 1] += 1
-                else:
-                    keys[total + k] = tmp[j]
-                    counts[total + k] = 1
-                    if tmp[j] == wkey:
-                        win[npos] = k
-                    k += 1
-            mvn[npos] = i
-            total += k
-            npos += 1
-            offs[npos] = total
+                return r
         board_play(b, pts[i], cols[i])
     return 0
+
+
+cdef object _sample_mask(sample, int n):
+    """The positions to visit: all when sample is None, else a length-n boolean-like array."""
+    if sample is None:
+        return np.ones(n, dtype=np.uint8)
+    smp = np.ascontiguousarray(sample, dtype=np.uint8)
+    if smp.shape[0] != n:
+        raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
+    return smp
+
+
+cdef int _run_replay(Board board, moves, uint8_t[::1] smp, visit_fn visit, void* ctx) except -1:
+    """Replay moves ([(colour, vertex)]) from board (unchanged) with visit; raise ValueError
+    naming the first illegal move."""
+    cdef int n = len(moves), err = 0, err_at = -1
+    cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
+    cdef uint8_t* cols = <uint8_t*>malloc(n + 1)
+    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
+    cdef uint8_t none = 0
+    cdef const uint8_t* sp = &smp[0] if n else &none
+    if pts == NULL or cols == NULL or b == NULL:
+        free(pts); free(cols); free(b)
+        raise MemoryError()
+    try:
+        _prepare(board, moves, pts, cols)
+        with nogil:
+            err = _replay(board.b, b, n, pts, cols, sp, visit, ctx, &err_at)
+        if err:
+            mv = moves[err_at]
+            raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
+                             f"{_REASONS.get(err, 'game too long' if err == 9 else 'illegal')}")
+    finally:
+        free(pts); free(cols); free(b)
+    return 0
+
+
+cdef struct extract_ctx:
+    int64_t* keys
+    int32_t* counts
+    int32_t* offs
+    int32_t* win
+    int32_t* mvn
+    int total
+    int npos
+
+
+cdef int _visit_extract(void* ctx, int i, int played, int m, const int16_t* cand,
+                        const int32_t* feats) noexcept nogil:
+    """Record the position's distinct team keys (sorted, with counts) and the played one."""
+    cdef extract_ctx* x = <extract_ctx*>ctx
+    cdef int j, g, k = 0, total = x.total
+    cdef int64_t key, wkey = -1
+    cdef int64_t tmp[MAX_PTS + 1]
+    for j in range(m):
+        key = 0
+        for g in range(NGROUPS):
+            key |= (<int64_t>(feats[j * NGROUPS + g] - _base(g))) << KSHIFT[g]
+        tmp[j] = key
+        if cand[j] == played:
+            wkey = key
+    if wkey < 0:      # legal by board_check_move but not listed: cannot happen
+        return 8
+    qsort(tmp, m, sizeof(int64_t), _cmp_key)
+    for j in range(m):
+        if k and x.keys[total + k - 1] == tmp[j]:
+            x.counts[total + k - 1] += 1
+        else:
+            x.keys[total + k] = tmp[j]
+            x.counts[total + k] = 1
+            if tmp[j] == wkey:
+                x.win[x.npos] = k
+            k += 1
+    x.mvn[x.npos] = i
+    x.total = total + k
+    x.npos += 1
+    x.offs[x.npos] = x.total
+    return 0
+
+
+def extract_game(Board board, moves, sample=None):
+    """Replay `moves` ([(colour 'b'/'w', vertex)], from the position on `board`, which is not
+    changed) and record, for each position i with sample[i] true (all when None), the packed
+    team keys (encode_ids layout) of its legal moves, each distinct key once with its count,
+    and which of them was played.
+
+    Returns (keys int64 [total], counts int32 [total], offsets int32 [npos+1], winner int32
+    [npos] (index within the position's keys), move_number int32 [npos] (index into moves)).
+    Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied)."""
+    cdef int n = len(moves)
+    smp = _sample_mask(sample, n)
+    nsamp = int(smp.astype(bool).sum())
+    keys_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int64)
+    cnt_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int32)
+    offs_a = np.zeros(nsamp + 1, dtype=np.int32)
+    win_a = np.zeros(max(1, nsamp), dtype=np.int32)
+    mvn_a = np.zeros(max(1, nsamp), dtype=np.int32)
+    cdef int64_t[::1] kv = keys_a
+    cdef int32_t[::1] cv = cnt_a, ov = offs_a, wv = win_a, mv = mvn_a
+    cdef extract_ctx x
+    x.keys = &kv[0]
+    x.counts = &cv[0]
+    x.offs = &ov[0]
+    x.win = &wv[0]
+    x.mvn = &mv[0]
+    x.total = 0
+    x.npos = 0
+    _run_replay(board, moves, smp, _visit_extract, &x)
+    return (keys_a[:x.total].copy(), cnt_a[:x.total].copy(), offs_a, win_a[:nsamp],
+            mvn_a[:nsamp])
+
+
+cdef int _cmp_key(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
 
 
 cdef inline int _base(int g) noexcept nogil:
@@ -593,6 +635,46 @@ cdef inline int _base(int g) noexcept nogil:
     return FB_PAT3
 
 
+cdef struct evaluate_ctx:
+    const double* gamma
+    int32_t* mvn
+    int32_t* ncand
+    int32_t* greater
+    int32_t* equal
+    double* logev
+    int npos
+
+
+cdef int _visit_evaluate(void* ctx, int i, int played, int m, const int16_t* cand,
+                         const int32_t* feats) noexcept nogil:
+    """Rank the played move among the legal ones by team strength; its log-probability."""
+    cdef evaluate_ctx* x = <evaluate_ctx*>ctx
+    cdef int j, win_i = -1, gt = 0, eq = 0, k = x.npos
+    cdef double s, sw, tot = 0
+    cdef double strength[MAX_PTS + 1]
+    for j in range(m):
+        s = team_gamma(x.gamma, &feats[j * NGROUPS])
+        strength[j] = s
+        tot += s
+        if cand[j] == played:
+            win_i = j
+    if win_i < 0:
+        return 8
+    sw = strength[win_i]
+    for j in range(m):
+        if strength[j] > sw:
+            gt += 1
+        elif strength[j] == sw and j != win_i:
+            eq += 1
+    x.mvn[k] = i
+    x.ncand[k] = m
+    x.greater[k] = gt
+    x.equal[k] = eq
+    x.logev[k] = log(sw / tot) if sw > 0 and tot > 0 else -1e300
+    x.npos = k + 1
+    return 0
+
+
 def evaluate_game(Board board, moves, gamma, sample=None):
     """Replay `moves` as extract_game does and, at each sampled position, rank the played move
     by its strength under `gamma` (float64 array of N_FEATURES).
@@ -604,91 +686,27 @@ def evaluate_game(Board board, moves, gamma, sample=None):
     if gm.shape[0] != NFEAT:
         raise ValueError(f"gamma table has {gm.shape[0]} entries, the features need {NFEAT}")
     cdef int n = len(moves)
-    cdef int16_t* pts = <int16_t*>malloc((n + 1) * sizeof(int16_t))
-    cdef uint8_t* cols = <uint8_t*>malloc(n + 1)
-    cdef board_t* b = <board_t*>malloc(sizeof(board_t))
-    cdef int16_t cand[MAX_PTS + 1]
-    cdef int32_t feats[(MAX_PTS + 1) * NGROUPS]
-    cdef uint8_t[::1] smp
-    cdef int err = 0, err_at = -1
-    if pts == NULL or cols == NULL or b == NULL:
-        free(pts); free(cols); free(b)
-        raise MemoryError()
-    try:
-        _prepare(board, moves, pts, cols)
-        if sample is None:
-            smp = np.ones(n, dtype=np.uint8)
-        else:
-            smp = np.ascontiguousarray(sample, dtype=np.uint8)
-            if smp.shape[0] != n:
-                raise ValueError(f"sample has {smp.shape[0]} entries for {n} moves")
-        nsamp = int(np.asarray(smp).astype(bool).sum())
-        out = {"move_number": np.zeros(nsamp, dtype=np.int32),
-               "ncand": np.zeros(nsamp, dtype=np.int32),
-               "greater": np.zeros(nsamp, dtype=np.int32),
-               "equal": np.zeros(nsamp, dtype=np.int32),
-               "log_evidence": np.zeros(nsamp, dtype=np.float64)}
-        err = _replay_evaluate(board.b, b, n, pts, cols, &smp[0] if n else NULL, cand, feats,
-                               &gm[0], out["move_number"], out["ncand"], out["greater"],
-                               out["equal"], out["log_evidence"], &err_at)
-    finally:
-        free(b)
-    try:
-        if err:
-            mv = moves[err_at]
-            raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
-                             f"{_REASONS.get(err, 'game too long' if err == 9 else 'illegal')}")
-    finally:
-        free(pts); free(cols)
-    return out
-
-
-cdef int _replay_evaluate(const board_t* start, board_t* b, int n, const int16_t* pts,
-                          const uint8_t* cols, const uint8_t* smp, int16_t* cand, int32_t* feats,
-                          const double* gamma, int32_t[::1] mvn, int32_t[::1] ncand,
-                          int32_t[::1] greater, int32_t[::1] equal, double[::1] logev,
-                          int* err_at) noexcept nogil:
-    cdef int i, j, m, r, win_i, npos = 0, gt, eq
-    cdef double s, sw, tot
-    cdef double strength[MAX_PTS + 1]
-    board_copy(b, start)
-    for i in range(n):
-        if b.nmoves >= MAX_HIST - 2:
-            err_at[0] = i
-            return 9
-        r = board_check_move(b, pts[i], cols[i], 0)
-        if r != MOVE_OK:
-            err_at[0] = i
-            return r
-        if smp[i]:
-            m = position_features(b, cols[i], cand, feats)
-            win_i = -1
-            tot = 0
-            for j in range(m):
-                s = team_gamma(gamma, &feats[j * NGROUPS])
-                strength[j] = s
-                tot += s
-                if cand[j] == pts[i]:
-                    win_i = j
-            if win_i < 0:
-                err_at[0] = i
-                return 8
-            sw = strength[win_i]
-            gt = 0
-            eq = 0
-            for j in range(m):
-                if strength[j] > sw:
-                    gt += 1
-                elif strength[j] == sw and j != win_i:
-                    eq += 1
-            mvn[npos] = i
-            ncand[npos] = m
-            greater[npos] = gt
-            equal[npos] = eq
-            logev[npos] = log(sw / tot) if sw > 0 and tot > 0 else -1e300
-            npos += 1
-        board_play(b, pts[i], cols[i])
-    return 0
+    smp = _sample_mask(sample, n)
+    nsamp = int(smp.astype(bool).sum())
+    alloc = max(1, nsamp)
+    out = {"move_number": np.zeros(alloc, dtype=np.int32),
+           "ncand": np.zeros(alloc, dtype=np.int32),
+           "greater": np.zeros(alloc, dtype=np.int32),
+           "equal": np.zeros(alloc, dtype=np.int32),
+           "log_evidence": np.zeros(alloc, dtype=np.float64)}
+    cdef int32_t[::1] mv = out["move_number"], nc = out["ncand"], gt = out["greater"]
+    cdef int32_t[::1] eq = out["equal"]
+    cdef double[::1] lv = out["log_evidence"]
+    cdef evaluate_ctx x
+    x.gamma = &gm[0]
+    x.mvn = &mv[0]
+    x.ncand = &nc[0]
+    x.greater = &gt[0]
+    x.equal = &eq[0]
+    x.logev = &lv[0]
+    x.npos = 0
+    _run_replay(board, moves, smp, _visit_evaluate, &x)
+    return {k: v[:nsamp] for k, v in out.items()}
 
 
 def bench_position(Board board, int repeats=1000):

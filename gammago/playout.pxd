@@ -1,7 +1,7 @@
 # The playout policy seam (after Pachi's playout.h): a policy is a context plus three functions,
 # and the playout loop knows nothing else about it. Light (uniform) and gamma policies both
 # sit behind it.
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, int16_t
 from gammago.board cimport board_t, Board
 from gammago.rng cimport rng_t
 
@@ -16,6 +16,10 @@ ctypedef struct policy_t:
 
 cdef void policy_light(policy_t* pol) noexcept nogil
 cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept nogil
+# playout_run that also records the moves (PASS included) and the colour that played each:
+# moves[i], colors[i] for i < the returned count (both arrays hold at least maxmoves entries)
+cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
+                            int16_t* moves, uint8_t* colors) noexcept nogil
 cdef int playout_default_maxmoves(const board_t* b) noexcept nogil
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
                       double* black_wins, double* owner_black, long* moves) noexcept nogil

@@ -17,6 +17,7 @@ cdef enum:
     NODE_EXPANDED = 2
     NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
+    SEQ_MAX = 3 * MAX_PTS    # rollout moves recorded for RAVE (the default cap is 3 * size^2)
     RATING_MAX = 0       # prior / best sibling's prior (the best-rated child has 1)
     RATING_SHARE = 1     # prior / sum of the siblings' priors (a probability)
     RATING_LOG = 2       # log-scaled: 1 for the best sibling, 0 at RATING_LOG_DECADES below it
@@ -30,6 +31,8 @@ ctypedef struct node_t:
     int16_t nchildren
     int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
     uint8_t state        # NODE_*
+    int32_t amaf_visits  # RAVE/AMAF: playouts below the parent in which the parent's mover
+    int32_t amaf_wins2   # played this point first (before the opponent), and 2 x their wins
 
 # Prior ratings of candidate moves: out[i] >= 0 for moves[i] (PASS included), played by c on b.
 ctypedef struct prior_t:
@@ -54,6 +57,8 @@ ctypedef struct params_t:
     double fpu               # value of a child never visited (before its rating bonus)
     int maxmoves             # rollout move cap (0: playout_default_maxmoves)
     int rating_mode          # how a child's prior becomes its rating in [0, 1]: RATING_*
+    int rave                 # gather AMAF statistics and blend them into selection (RAVE)
+    double rave_equiv        # RAVE schedule beta = na / (na + n + n * na / rave_equiv)
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)
@@ -65,6 +70,9 @@ ctypedef struct worker_t:
     int32_t path[MAX_DEPTH + 1]
     uint8_t mover[MAX_DEPTH + 1]
     int32_t own[MAX_PTS]     # sum over this worker's playouts: +1 Black owns, -1 White owns
+    int16_t seq[SEQ_MAX]     # RAVE: the moves of the last playout below the tree (its rollout)
+    uint8_t seqcol[SEQ_MAX]  # ... and the colour that played each
+    uint8_t first[MAX_PTS]   # RAVE: colour of the first play at each point (backward pass)
 
 ctypedef struct tree_t:
     node_t* pool

@@ -2,7 +2,7 @@
 """Playouts: the loop that plays a game out to the end behind the policy seam of playout.pxd,
 the light (uniform random) policy, and pure Monte-Carlo evaluation of a position."""
 from libc.stdlib cimport malloc, free
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint64_t, int16_t
 from libc.string cimport memset
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
                             board_area, board_score, EMPTY, BLACK, WHITE, PASS, MAX_PTS)
@@ -65,6 +65,21 @@ cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept
         m = pol.choose(pol.ctx, b, r)
         board_play(b, m, b.to_move)
         pol.played(pol.ctx, b, m)
+        n += 1
+    return n
+
+cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
+                            int16_t* moves, uint8_t* colors) noexcept nogil:
+    """playout_run, recording every move and its colour (for AMAF statistics in the tree)."""
+    cdef int n = 0, m, c
+    pol.setboard(pol.ctx, b)
+    while b.npass < 2 and n < maxmoves:
+        c = b.to_move
+        m = pol.choose(pol.ctx, b, r)
+        board_play(b, m, c)
+        pol.played(pol.ctx, b, m)
+        moves[n] = <int16_t>m
+        colors[n] = <uint8_t>c
         n += 1
     return n
 

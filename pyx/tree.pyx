@@ -11,13 +11,14 @@ from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, fabs
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_GetName
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
                             board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
-from gammago.playout cimport policy_t, policy_light, playout_run, playout_default_maxmoves
+from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_record,
+                              playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
+from gammago.rollout cimport rollout_make_gamma, rollout_release_gamma
 
 cdef extern from *:
     """
@@ -57,6 +58,8 @@ cdef inline void _node_init(node_t* n, int move, float rating) noexcept nogil:
     n.nchildren = 0
     n.nopen = 0
     n.state = NODE_LEAF
+    n.amaf_visits = 0
+    n.amaf_wins2 = 0
 
 cdef int32_t _alloc(tree_t* t, int n) noexcept nogil:
     """Reserve n contiguous nodes; -1 (and t.full set) when the pool has no room."""
@@ -394,7 +397,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef node_t* pool
     cdef int32_t node = 0, child
-    cdef int depth = 0, st, i, p, s, res2, maxmoves
+    cdef int depth = 0, st, i, p, s, res2, maxmoves, nseq
     cdef uint8_t owner[MAX_PTS]
     board_copy(b, t.root)
     pool = t.pool
@@ -418,9 +421,15 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         node = child
     if depth > w.maxdepth:
         w.maxdepth = depth
+    nseq = 0
     if b.npass < 2:
         maxmoves = t.prm.maxmoves if t.prm.maxmoves > 0 else playout_default_maxmoves(b)
-        playout_run(b, &w.pol, &w.rng, maxmoves)
+        if t.prm.rave:
+            if maxmoves > SEQ_MAX:
+                maxmoves = SEQ_MAX
+            nseq = playout_run_record(b, &w.pol, &w.rng, maxmoves, w.seq, w.seqcol)
+        else:
+            playout_run(b, &w.pol, &w.rng, maxmoves)
     board_area(b, owner)
     s = 0
     for i in range(b.nempty):          # empty points owned by one side
@@ -448,10 +457,43 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         gg_add32(&pool[w.path[i]].wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
     gg_add32(&pool[0].wins2, res2 if t.root.to_move == WHITE else 2 - res2)
+    if t.prm.rave:
+        _amaf_update(t, w, depth, nseq, res2)
     w.playouts += 1
 
+cdef void _amaf_update(tree_t* t, worker_t* w, int depth, int nseq, int res2) noexcept nogil:
+    """RAVE backup (all moves as first): for every tree node on the path, each child whose point
+    the node's mover played first in the rest of the game (tree moves below it, then the
+    rollout) gains an AMAF visit and the game's result for that mover. w.first[p] is the colour
+    of the first play at p, built by walking the game backwards."""
+    cdef node_t* pool = t.pool
+    cdef node_t* nd
+    cdef node_t* ch
+    cdef int i, d, m, c, k
+    cdef uint8_t* first = w.first
+    memset(first, 0, sizeof(w.first))
+    for i in range(nseq - 1, -1, -1):
+        m = w.seq[i]
+        if m != PASS:
+            first[m] = w.seqcol[i]
+    for d in range(depth - 1, -1, -1):
+        m = pool[w.path[d + 1]].move       # the tree move played at node path[d]
+        c = w.mover[d + 1]                 # by the player to move there
+        if m != PASS:
+            first[m] = c
+        nd = &pool[w.path[d]]
+        if gg_load8(&nd.state) != NODE_EXPANDED:
+            continue
+        for k in range(nd.nchildren):
+            ch = &pool[nd.first + k]
+            m = ch.move
+            if m != PASS and first[m] == c:
+                gg_add32(&ch.amaf_visits, 1)
+                gg_add32(&ch.amaf_wins2, res2 if c == BLACK else 2 - res2)
+
 # =============================================================================================
-# Selection policy: UCB1-Tuned + rating bonus over the open children
+# Selection policy: UCB1-Tuned + rating bonus over the open children (RAVE: the value blended
+# with the child's AMAF value, beta = na / (na + n + n na / rave_equiv), Gelly & Silver 2011)
 # =============================================================================================
 cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     cdef int32_t N = nd.visits
@@ -459,8 +501,9 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     cdef int n = nd.nchildren
     cdef int i, best = -1
     cdef node_t* ch
-    cdef double logN, bonus, v, u, var, bestv = -1e300, p
+    cdef double logN, bonus, v, u, var, bestv = -1e300, p, na, beta
     cdef params_t* prm = &t.prm
+    cdef bint rave = prm.rave
     # progressive widening: open the next children as the parent's visits pass pw[k]
     while nopen < n and N >= t.pw[nopen]:
         nopen += 1
@@ -473,14 +516,22 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
         if at_root and t.root_no_pass and ch.move == PASS:
             continue
         v = ch.visits
+        na = ch.amaf_visits if rave else 0
         if v <= 0:
+            # an open child is tried once whatever its AMAF value (with the AMAF value alone
+            # as its score, children opened late were never tried: 0-7 in self-play)
             u = prm.fpu + bonus * ch.rating
         else:
             p = ch.wins2 * 0.5 / v
             var = p - p * p + sqrt(2.0 * logN / v)
             if var > 0.25:
                 var = 0.25
-            u = p + prm.ucb_c * sqrt(logN / v * var) + bonus * ch.rating
+            u = prm.ucb_c * sqrt(logN / v * var) + bonus * ch.rating
+            if na > 0:
+                beta = na / (na + v + v * na / prm.rave_equiv)
+                u += (1.0 - beta) * p + beta * ch.amaf_wins2 * 0.5 / na
+            else:
+                u += p
         if u > bestv:
             bestv = u
             best = i
@@ -522,7 +573,8 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log")
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
+                rave=0, rave_equiv=1000.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 
 
@@ -597,9 +649,7 @@ cdef class Search:
 
     def use_gamma_rollouts(self, table):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
-        for a float64 gamma table; None goes back to light (uniform) rollouts. The rollout
-        module is looked up at run time (its C functions through its __pyx_capi__), so the
-        tree builds and runs without it."""
+        for a float64 gamma table; None goes back to light (uniform) rollouts."""
         import numpy as np
         cdef double[::1] view
         if table is None:
@@ -609,12 +659,6 @@ cdef class Search:
             self.maker.make = _light_make
             self.maker.release = _no_release
             return
-        try:
-            from gammago import rollout
-            capi = rollout.__pyx_capi__
-            mk, rl = capi["rollout_make_gamma"], capi["rollout_release_gamma"]
-        except (ImportError, AttributeError, KeyError) as exc:
-            raise ValueError(f"gamma rollouts are not available in this build: {exc}")
         a = np.ascontiguousarray(table, dtype=np.float64)
         if a.ndim != 1 or a.shape[0] != NFEAT:
             raise ValueError(f"gamma table must have {NFEAT} entries, not {a.shape}")
@@ -624,8 +668,8 @@ cdef class Search:
         view = a
         self._rollout_table = a
         self.maker.arg = <void*>&view[0]
-        self.maker.make = <int (*)(void*, policy_t*) noexcept nogil>PyCapsule_GetPointer(mk, PyCapsule_GetName(mk))
-        self.maker.release = <void (*)(void*, policy_t*) noexcept nogil>PyCapsule_GetPointer(rl, PyCapsule_GetName(rl))
+        self.maker.make = rollout_make_gamma
+        self.maker.release = rollout_release_gamma
 
     @property
     def rollouts(self):
@@ -656,6 +700,8 @@ cdef class Search:
             p[name] = type(DEFAULTS[name])(v)
         if p["expand_visits"] < 1 or p["pw_init"] < 1 or p["pw_base"] < 0 or p["pw_factor"] < 1:
             raise ValueError(f"bad search parameters: {p}")
+        if p["rave_equiv"] <= 0:
+            raise ValueError(f"rave_equiv must be > 0, not {p['rave_equiv']}")
         if p["rating"] not in RATING_MODES:
             raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
         self.params = p
@@ -669,6 +715,8 @@ cdef class Search:
         prm.bonus_equiv = p["bonus_equiv"]
         prm.fpu = p["fpu"]
         prm.maxmoves = p["maxmoves"]
+        prm.rave = 1 if p["rave"] else 0
+        prm.rave_equiv = p["rave_equiv"]
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
         for k in range(MAX_PTS + 2):
@@ -829,6 +877,21 @@ cdef class Search:
             ch = &self.t.pool[nd.first + i]
             out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
                         ch.rating))
+        return out
+
+    def amaf(self, path=()):
+        """[(point, AMAF visits, AMAF winrate for the mover)] of the children of the node reached
+        by path, in the pool's order; [] if not expanded. Gathered only with rave on."""
+        cdef int32_t node = self._find(path)
+        cdef node_t* ch
+        cdef int i
+        if node < 0 or self.t.pool[node].state != NODE_EXPANDED:
+            return []
+        out = []
+        for i in range(self.t.pool[node].nchildren):
+            ch = &self.t.pool[self.t.pool[node].first + i]
+            out.append((ch.move, ch.amaf_visits,
+                        ch.amaf_wins2 * 0.5 / ch.amaf_visits if ch.amaf_visits else 0.0))
         return out
 
     cdef int32_t _find(self, path):

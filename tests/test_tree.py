@@ -218,3 +218,90 @@ def test_rating_modes_normalise_the_gamma_prior():
     with pytest.raises(ValueError, match="rating"):
         s.configure(rating="sqrt", expand_visits=3)
     assert s.params["rating"] == DEFAULTS["rating"] and s.params["expand_visits"] == DEFAULTS["expand_visits"]
+
+
+# --- RAVE / AMAF ---------------------------------------------------------------------------------
+def _gamma_search(rave, seed=1, **kw):
+    from gammago import gammas
+    table = gammas.load_default(9).table
+    s = Search(200000, seed=seed, rave=rave, **kw)
+    s.use_gammas(table)
+    s.use_gamma_rollouts(table)
+    return s
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rave_amaf_counts_add_up(threads):
+    b = Board(9, 7)
+    b.play("E5")
+    s = _gamma_search(1)
+    s.set_root(b)
+    s.run(threads, 3000)
+    amaf = {m: (n, w) for m, n, w in s.amaf()}
+    kids = s.children()
+    assert sum(v for _, v, _, _ in kids) == 3000
+    for m, v, _, _ in kids:
+        n, w = amaf[m]
+        assert 0.0 <= w <= 1.0 and n <= 3000
+        if m == 0:
+            assert n == 0                    # PASS gathers no AMAF
+        else:
+            # the root is open from the first playout, and a child's own playouts are AMAF
+            # playouts of its point: never fewer AMAF visits than visits
+            assert n >= v
+    # most points are played by White in the rollouts too: AMAF reaches unvisited children
+    assert sum(1 for m, v, _, _ in kids if v == 0 and amaf[m][0] > 0) > 10
+    # one level down: the same invariant for the children of an expanded node
+    best = max(kids, key=lambda c: c[1])[0]
+    below = s.children((best,))
+    amaf2 = {m: n for m, n, _ in s.amaf((best,))}
+    assert below and all(amaf2[m] >= v for m, v, _, _ in below if m != 0)
+
+
+def test_rave_off_gathers_nothing_and_bad_equiv_is_refused():
+    b = Board(9, 7)
+    s = _gamma_search(0)
+    s.set_root(b)
+    s.run(1, 500)
+    assert all(n == 0 for _, n, _ in s.amaf())
+    with pytest.raises(ValueError, match="rave_equiv"):
+        s.configure(rave=1, rave_equiv=0)
+    assert s.params["rave"] == 0
+
+
+# the capturing race of tests/test_engine.py: whoever moves first captures four stones and wins
+CAPTURE = (["C6", "D6", "E6", "F6", "B5", "C4", "D4", "E4", "F4"],
+           ["C5", "D5", "E5", "F5", "C3", "D3", "E3", "F3", "B4"])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rave_still_finds_the_deciding_capture(seed):
+    for color, want in (("b", "G5"), ("w", "G4")):
+        b = Board(9, 7)
+        b.setup(*CAPTURE)
+        b.to_move = color
+        s = _gamma_search(1, seed=seed, expand_visits=8)
+        s.set_root(b)
+        s.run(1, 1000)
+        best = max(s.children(), key=lambda c: c[1])
+        assert b.vertex(best[0]) == want
+
+
+def test_engine_rave_flag_reaches_the_tree():
+    import argparse
+    from gammago.engine import EngineConfig, Engine
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--rave", "on", "--rave-equiv", "500", "--playouts", "200"]))
+    assert cfg.rave is True and cfg.rave_equiv == 500
+    e = Engine(cfg)
+    e.new_game(9, 7)
+    assert e.search.params["rave"] == 1 and e.search.params["rave_equiv"] == 500
+    assert e.genmove("b") not in ("pass", "resign")
+    assert any(n > 0 for _, n, _ in e.search.amaf())
+    off = EngineConfig.from_args(p.parse_args(["--rave", "off"]))
+    assert off.rave is False
+    with pytest.raises(SystemExit):
+        p.parse_args(["--rave", "maybe"])
+    with pytest.raises(ValueError, match="rave-equiv"):
+        EngineConfig.from_args(p.parse_args(["--rave-equiv", "0"]))

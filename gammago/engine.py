@@ -37,6 +37,8 @@ STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
+RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
+RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -66,6 +68,8 @@ class EngineConfig:
     bonus_weight: float = 0.35
     bonus_equiv: float = 1000.0
     fpu: float = 1.0
+    rave: bool = RAVE              # blend AMAF values (all moves as first) into selection
+    rave_equiv: float = RAVE_EQUIV
     rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
@@ -82,7 +86,7 @@ class EngineConfig:
     MODES = ("rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -128,6 +132,10 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
+        t.add_argument("--rave", choices=("on", "off"), default="on" if d.rave else "off",
+                       help="RAVE: AMAF statistics blended with the UCT value")
+        t.add_argument("--rave-equiv", type=float, default=d.rave_equiv,
+                       help="RAVE schedule beta = na / (na + n + n * na / EQUIV)")
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
@@ -153,6 +161,8 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+        if isinstance(kw.get("rave"), str):
+            kw["rave"] = kw["rave"] == "on"
         cfg = cls(**kw)
         cfg.validate()
         return cfg
@@ -170,6 +180,7 @@ class EngineConfig:
             (self.expand_visits >= 0, f"--expand-visits must be >= 0, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
+            (self.rave_equiv > 0, f"--rave-equiv must be > 0, not {self.rave_equiv}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tqdm import tqdm  # noqa: E402
 
 from gammago.board import Board  # noqa: E402
-from gammago import rollout  # noqa: E402
+from gammago import playout, rollout  # noqa: E402
 
 try:
     from gammago.match import wilson_interval  # noqa: E402
@@ -38,7 +38,28 @@ except ImportError:  # the match module is another helper's; the formula is shor
         return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def play_game(size, komi, playouts, gamma_policy, gamma_black, seed):
+def flat_move(board, playouts, policy, seed, with_pass):
+    """The flat Monte-Carlo move of `policy` ('light' or a GammaPolicy). with_pass: pass is a
+    candidate too, evaluated like the others with its even share of the playouts (after the
+    opponent's pass it ends the game, so its playouts score the board as it stands)."""
+    if not with_pass:
+        return rollout.flat_mc_move(board, playouts, policy, seed)
+    n = len(board.legal_moves(include_eyes=False))
+    if n == 0:
+        return "pass", 0.0
+    k = max(1, playouts // (n + 1))
+    after = board.copy()
+    after.play("pass")
+    evaluate = playout.light_evaluate if policy == "light" else policy.evaluate
+    black = evaluate(after, k, seed ^ 0x5DEECE66D)["black_winrate"]
+    rate_pass = black if board.to_move == "b" else 1.0 - black
+    move, rate = rollout.flat_mc_move(board, playouts - k, policy, seed)
+    if rate_pass > rate or (board.passes and rate_pass >= rate):
+        return "pass", rate_pass
+    return move, rate
+
+
+def play_game(size, komi, playouts, gamma_policy, gamma_black, seed, with_pass=False):
     """One game; returns (score for Black, moves, True if the gamma player won)."""
     board = Board(size, komi)
     cap = 3 * size * size
@@ -46,7 +67,7 @@ def play_game(size, komi, playouts, gamma_policy, gamma_black, seed):
     while board.passes < 2 and n < cap:
         gamma_to_move = (board.to_move == "b") == gamma_black
         policy = gamma_policy if gamma_to_move else "light"
-        move, _ = rollout.flat_mc_move(board, playouts, policy, seed * 100003 + n)
+        move, _ = flat_move(board, playouts, policy, seed * 100003 + n, with_pass)
         board.play(move)
         n += 1
     score = board.score()
@@ -61,24 +82,42 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=9, help="board size (default 9)")
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--gammas", default=None, help="gamma file (default: the shipped gammas)")
+    ap.add_argument("--rollout-power", type=float, default=1.0,
+                    help="raise the gammas to this power in the gamma player's playouts (1: the "
+                         "raw gammas; below 1 flattens the policy)")
+    ap.add_argument("--power-groups", default=None,
+                    help="comma-separated feature groups the power applies to (default: all)")
+    ap.add_argument("--pass-candidate", action="store_true",
+                    help="both players consider passing (evaluated by playouts like any move) "
+                         "instead of passing only when no move is left")
     ap.add_argument("--seed", type=int, default=1, help="seed of the first game")
     ap.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = ap.parse_args(argv)
     if args.games < 1 or args.playouts < 1:
         ap.error("--games and --playouts must be at least 1")
     try:
-        policy = rollout.GammaPolicy(args.gammas)
+        from gammago import gammas as G
+        table = G.load(args.gammas) if args.gammas else G.load_default(args.size)
+        groups = args.power_groups.split(",") if args.power_groups else None
+        policy = rollout.GammaPolicy(G.soften(table, args.rollout_power, groups))
     except (ValueError, OSError) as e:
         print(f"flat_mc_match: {e}", file=sys.stderr)
         return 2
     wins = draws = 0
     moves = 0
+    as_black = [0, 0]           # gamma player's wins and games as Black
+    margins = []                # the gamma player's final score margin, game by game
     t0 = time.perf_counter()
     bar = tqdm(range(args.games), desc="games", unit="game", file=sys.stderr)
     for i in bar:
-        _, n, won = play_game(args.size, args.komi, args.playouts, policy, i % 2 == 0,
-                              args.seed + i)
+        black = i % 2 == 0
+        score, n, won = play_game(args.size, args.komi, args.playouts, policy, black,
+                                  args.seed + i, args.pass_candidate)
         moves += n
+        margins.append(score if black else -score)
+        if black:
+            as_black[1] += 1
+            as_black[0] += bool(won)
         if won is None:
             draws += 1
         elif won:
@@ -90,14 +129,19 @@ def main(argv=None):
     out = {"games": args.games, "gamma_wins": wins, "draws": draws,
            "gamma_score": score / args.games, "wilson95": [round(lo, 4), round(hi, 4)],
            "playouts_per_move": args.playouts, "size": args.size, "komi": args.komi,
-           "mean_moves": moves / args.games, "seconds": round(elapsed, 1), "seed": args.seed}
+           "rollout_power": args.rollout_power,
+           "power_groups": args.power_groups,
+           "pass_candidate": args.pass_candidate, "mean_moves": moves / args.games,
+           "gamma_black_wins": as_black[0], "gamma_black_games": as_black[1],
+           "gamma_margins": margins, "seconds": round(elapsed, 1), "seed": args.seed}
     if args.json:
         print(json.dumps(out))
     else:
         print(f"flat MC, {args.playouts} playouts/move, {args.size}x{args.size} komi {args.komi:g}: "
               f"gamma playouts won {wins} of {args.games} games ({draws} drawn) = "
               f"{100 * score / args.games:.1f}%, Wilson 95% [{100 * lo:.1f}%, {100 * hi:.1f}%]; "
-              f"{moves / args.games:.0f} moves/game, {elapsed:.0f} s")
+              f"{moves / args.games:.0f} moves/game, {elapsed:.0f} s; as Black {as_black[0]}/"
+              f"{as_black[1]}, as White {wins - as_black[0]}/{args.games - as_black[1]}")
     return 0
 
 

@@ -208,11 +208,13 @@ class Net:
     def priors(self, board, include_pass=True):
         """{vertex: probability} over the legal moves of the side to move (superko respected),
         renormalised after illegal points are removed."""
-        probs, _ = self.evaluate([board])
-        probs = probs[0]
         moves = board.legal_moves()
         if include_pass:
             moves.append("pass")
+        if not moves:      # no legal point and pass not asked for
+            return {}
+        probs, _ = self.evaluate([board])
+        probs = probs[0]
         w = np.array([probs[vertex_index(board, v)] for v in moves], dtype=np.float64)
         total = w.sum()
         w = w / total if total > 0 else np.full(len(moves), 1.0 / len(moves))

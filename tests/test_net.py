@@ -339,3 +339,19 @@ def test_policy_temperature_varies_games_and_repeats_with_the_seed(mode):
         assert opening(1, 0.0) == opening(2, 0.0)
     with pytest.raises(ValueError, match="policy-temperature"):
         EngineConfig(mode=mode, policy_temperature=-1).validate()
+
+
+@needs_model
+def test_net_policy_passes_with_no_legal_point():
+    b = Board(5)                      # Black fills all but two eyes, A1 and C3: White has no move
+    for r in range(5):
+        for c in range(5):
+            if (r, c) not in ((0, 0), (2, 2)):
+                b.play(f"{'ABCDE'[c]}{r + 1}", "b")
+    b.to_move = "w"
+    if b.legal_moves():
+        pytest.skip("A1 legal for White here")
+    net = N.Net(SHIPPED, seed=1)
+    assert net.priors(b, include_pass=False) == {}
+    assert N.net_policy_move(net, b) == "pass"
+    assert N.net_policy_move(net, b, 1.0, np.random.default_rng(1)) == "pass"

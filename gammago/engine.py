@@ -39,6 +39,7 @@ EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMAR
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
 RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
 RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
+ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** ROLLOUT_POWER (BENCHMARKS "Rollouts")
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -59,6 +60,7 @@ class EngineConfig:
                                    # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
+    rollout_power: float = ROLLOUT_POWER  # gamma rollouts use gamma ** this (priors: raw gammas)
     # tree parameters (pyx/tree.pyx DEFAULTS)
     expand_visits: int = 0         # 0: by board size (expand_visits_for)
     pw_init: int = 1
@@ -111,6 +113,9 @@ class EngineConfig:
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
         g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                        help="always think for the whole budget")
+        g.add_argument("--rollout-power", type=float, default=d.rollout_power,
+                       help="gamma rollouts sample moves by gamma ** P (below 1: flatter); "
+                            "the tree's priors keep the raw gammas")
         g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
                        help="rollout policy: gamma-weighted (needs the shipped gammas), light "
                             "(uniform), auto (gamma when a gamma file is shipped)")
@@ -170,6 +175,7 @@ class EngineConfig:
     def validate(self):
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
+            (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
             (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
@@ -356,7 +362,11 @@ class Engine:
                     log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
                     _PRIOR_WARNED = True
         self.search.use_gammas(table if cfg.prior != "cheap" else None)
-        self.search.use_gamma_rollouts(table if cfg.rollout != "light" else None)
+        if table is not None and cfg.rollout != "light" and cfg.rollout_power != 1.0:
+            from gammago import gammas
+            self.search.use_gamma_rollouts(gammas.soften(table, cfg.rollout_power))
+        else:
+            self.search.use_gamma_rollouts(table if cfg.rollout != "light" else None)
 
     def _forget(self):
         self._tree_moves = None

@@ -96,3 +96,10 @@ def test_flat_mc_match_runs_and_refuses_bad_power(capsys):
     assert len(out["gamma_margins"]) == 2 and out["gamma_black_games"] == 1
     assert tool.main(["--games", "1", "--rollout-power", "-1"]) == 2
     assert "power" in capsys.readouterr().err
+
+
+def test_engine_rollout_power_option():
+    from gammago.engine import EngineConfig
+    with pytest.raises(ValueError, match="--rollout-power"):
+        EngineConfig(rollout_power=-0.5).validate()
+    EngineConfig(rollout_power=0.7).validate()

@@ -18,7 +18,7 @@
 #
 # Pass: the policy passes only when no point has a positive weight (the trained pass feature is
 # for real games, not playouts).
-from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, int32_t
+from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, int32_t, uint64_t
 from gammago.board cimport board_t, MAX_PTS, MAX_W, MAX_SIZE
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
@@ -81,7 +81,29 @@ ctypedef struct gamma_policy_t:
     uint32_t curstamp
     uint32_t gstamp[MAX_PTS] # scratch marks for string walks
     uint32_t curg
+    # the start-position cache: the side to move's weights right after the full recomputation
+    # at a playout start, reused when the next start is the same position (the K playouts of
+    # one Monte-Carlo evaluation); keyed by everything a base weight depends on
+    int cache_ok
+    int cache_c
+    int cache_size
+    int cache_ko
+    int cache_last
+    int cache_last2
+    int cache_nempty
+    uint64_t cache_hash
+    int cache_npos
+    int cache_nl
+    int cache_nk
+    int cache_kostate
+    double cache_w[MAX_PTS]
+    double cache_rowsum[MAX_W]
+    double cache_rowerr[MAX_W]
+    uint8_t cache_flags[MAX_PTS]
+    int16_t cache_llist[MAX_PTS]
+    int16_t cache_klist[MAX_PTS]
     # statistics
+    long n_cached
     long n_choose
     long n_attempts
     long n_recompute

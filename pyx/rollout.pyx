@@ -3,7 +3,7 @@
 gammas of its features, with incrementally kept weights (see gammago/rollout.pxd for the scheme),
 pure Monte-Carlo evaluation with it, and the Python entry points (GammaPolicy)."""
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.stdio cimport snprintf
 from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
@@ -21,6 +21,7 @@ from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge
 
 cdef extern from *:
     int _ctz64 "__builtin_ctzll"(unsigned long long) nogil
+    int _ctz32 "__builtin_ctz"(unsigned int) nogil
 
 # Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller:
 # looser row bounds for far points and more rejections. With the trained gammas 2 costs the
@@ -49,6 +50,7 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
     cdef double x
     g.size = b.size
     g.W = b.W
+    g.cache_ok = 0
     for p in range(MAX_PTS):
         g.rowof[p] = 0
         g.colof[p] = 0
@@ -201,8 +203,8 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
     """base[c][p] from the features (c is the side to move); the slow path records whether the
     result used the last move (L) or has an atari feature (K, whose level depends on the ko
     flag)."""
-    cdef int k, q, col, ne, own3, asize, h, o = 3 - c
-    cdef uint32_t code
+    cdef int k, ne, own3, asize, h
+    cdef uint32_t code, lo, hi, om, xm
     if b.color[p] != EMPTY:
         return 0
     code = b.code[p]
@@ -215,15 +217,29 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
         own3 = 0
         asize = 0
         if ne < 4:
-            for k in range(4):
-                col = (code >> (2 * k)) & 3
-                if col == c:
+            # fields of the 4 orthogonal neighbours: bit 2k set for a black (white) stone in
+            # lo (hi); a border field sets both
+            lo = code & 0x55
+            hi = (code >> 1) & 0x55
+            if c == BLACK:
+                om = lo & ~hi
+                xm = hi & ~lo
+            else:
+                om = hi & ~lo
+                xm = lo & ~hi
+            if ne < 2:
+                while om:
+                    k = _ctz32(om) >> 1
+                    om &= om - 1
                     if b.nlibs[b.head[p + b.off[k]]] >= 3:
                         own3 = 1
-                elif col == o:
-                    h = b.head[p + b.off[k]]
-                    if b.nlibs[h] == 2 and b.ssize[h] > asize:
-                        asize = b.ssize[h]
+                        break
+            while xm:
+                k = _ctz32(xm) >> 1
+                xm &= xm - 1
+                h = b.head[p + b.off[k]]
+                if b.nlibs[h] == 2 and b.ssize[h] > asize:
+                    asize = b.ssize[h]
         if ne >= 2 or own3:
             # legal but for ko, never an eye with an empty neighbour, no self-atari
             if p == b.ko or not (ne or not board_is_eye(b, p, c)):
@@ -244,17 +260,20 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
 
 cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     """Bring colour c's base weights up to date (c is the side to move)."""
-    cdef int i, p, r, col, kf = 1 if b.ko != PASS else 0
+    cdef int i, p, r, col, n, npos, kf = 1 if b.ko != PASS else 0, size = g.size
     cdef double s, t, w, old
     cdef uint32_t rd
-    cdef double* row
+    cdef const double* row
+    cdef double* wc = g.w[c]
+    cdef uint8_t* fl = g.flags[c]
+    cdef const int16_t* dl = g.dlist[c]
+    cdef double* rs = g.rowsum[c]
+    cdef double* re = g.rowerr[c]
     if g.full[c]:
         g.full[c] = 0
         g.n_full += 1
-        for i in range(MAX_PTS):
-            g.w[c][i] = 0
-            g.flags[c][i] = 0
-        g.nd[c] = 0
+        memset(wc, 0, sizeof(g.w[c]))
+        memset(fl, 0, sizeof(g.flags[c]))
         g.nl[c] = 0
         g.nk[c] = 0
         g.npos[c] = 0
@@ -265,48 +284,52 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     elif kf != g.kostate[c]:
         for i in range(g.nk[c]):
             p = g.klist[c][i]
-            g.flags[c][p] &= ~F_K
+            fl[p] &= ~F_K
             _mark(g, c, p)
         g.nk[c] = 0
-    g.n_recompute += g.nd[c]
-    for i in range(g.nd[c]):
-        p = g.dlist[c][i]
-        g.flags[c][p] &= ~F_DIRTY
+    n = g.nd[c]
+    npos = g.npos[c]
+    rd = g.rowdirty[c]
+    g.n_recompute += n
+    for i in range(n):
+        p = dl[i]
+        fl[p] &= ~F_DIRTY
         w = _weight(g, b, c, p)
-        old = g.w[c][p]
+        old = wc[p]
         if w != old:
-            g.w[c][p] = w
+            wc[p] = w
             # the row sum follows the change; its rounding error is bounded (each addition
             # errs by at most 2^-53 of its operands) and the row is summed again exactly once
             # the bound could reach 1e-12 of the sum
             r = g.rowof[p]
-            s = g.rowsum[c][r]
-            g.rowerr[c][r] += (s + w + old) * 2.3e-16
+            s = rs[r]
+            re[r] += (s + w + old) * 2.3e-16
             s += w - old
-            g.rowsum[c][r] = s
-            if not (g.rowerr[c][r] <= 1e-12 * s):
-                g.rowdirty[c] |= (<uint32_t>1) << r
+            rs[r] = s
+            if not (re[r] <= 1e-12 * s):
+                rd |= (<uint32_t>1) << r
             if old > 0 and not (w > 0):
-                g.npos[c] -= 1
+                npos -= 1
             elif w > 0 and not (old > 0):
-                g.npos[c] += 1
+                npos += 1
     g.nd[c] = 0
+    g.npos[c] = npos
     g.kostate[c] = kf
-    rd = g.rowdirty[c] & (((<uint32_t>2) << g.size) - 2)
+    rd &= ((<uint32_t>2) << size) - 2
     g.rowdirty[c] = 0
     while rd:
         r = _ctz64(rd)
         rd &= rd - 1
-        row = &g.w[c][r * g.W + 1]
+        row = &wc[r * g.W + 1]
         s = 0
         t = 0
-        for col in range(0, g.size - 1, 2):
+        for col in range(0, size - 1, 2):
             s += row[col]
             t += row[col + 1]
-        if g.size & 1:
-            s += row[g.size - 1]
-        g.rowsum[c][r] = s + t
-        g.rowerr[c][r] = 0
+        if size & 1:
+            s += row[size - 1]
+        rs[r] = s + t
+        re[r] = 0
 
 # ---------------------------------------------------------------------------------------------
 # Sampling
@@ -377,6 +400,22 @@ cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, co
     gq is q's distance table, go the other centre's (other: its point, or PASS)."""
     cdef int i, p, row, col, qr = g.rowof[q], qc = g.colof[q]
     cdef double w
+    if g.near_d <= 3:
+        # offsets within one row and column: q's neighbours are array points (the border
+        # included, whose weight is 0), no bounds to check
+        for i in range(g.noffs):
+            p = q + g.off_dr[i] * g.W + g.off_dc[i]
+            w = g.w[c][p]
+            if w > 0 and g.stamp[p] != g.curstamp:
+                g.stamp[p] = g.curstamp
+                w *= gq[g.off_idx[i]]
+                if other != PASS:
+                    w *= go[_dindex(g, p, other)]
+                g.near[g.nnear] = p
+                g.wnear[g.nnear] = w
+                g.nnear += 1
+                sa[0] += w
+        return
     for i in range(g.noffs):
         row = qr + g.off_dr[i]
         col = qc + g.off_dc[i]
@@ -472,7 +511,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         p = 0
         for col in range(size):
             acc += w[col]
-            if u < acc and w[col] > 0:
+            if u < acc:         # u >= 0, so acc just grew: w[col] > 0
                 p = row * g.W + col + 1
                 break
         if p == 0 or g.stamp[p] == g.curstamp:
@@ -515,12 +554,56 @@ cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexc
                 g.ncapst += 1
                 g.ncapstones += b.ssize[h]
 
+cdef inline bint _cache_matches(const gamma_policy_t* g, const board_t* b) noexcept nogil:
+    return (g.cache_ok and g.cache_hash == b.hash and g.cache_c == b.to_move and
+            g.cache_size == b.size and g.cache_ko == b.ko and g.cache_last == b.last and
+            g.cache_last2 == b.last2 and g.cache_nempty == b.nempty)
+
 cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
+    """A playout starts: every weight is recomputed at each colour's first turn, except the
+    side to move's when the start is the cached position (then they are copied)."""
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
+    cdef int c = b.to_move
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
     _set_all_full(g)
     g.chosen = -1
+    if _cache_matches(g, b):
+        g.n_cached += 1
+        g.full[c] = 0
+        memcpy(g.w[c], g.cache_w, sizeof(g.cache_w))
+        memcpy(g.flags[c], g.cache_flags, sizeof(g.cache_flags))
+        memcpy(g.rowsum[c], g.cache_rowsum, sizeof(g.cache_rowsum))
+        memcpy(g.rowerr[c], g.cache_rowerr, sizeof(g.cache_rowerr))
+        memcpy(g.llist[c], g.cache_llist, g.cache_nl * sizeof(int16_t))
+        memcpy(g.klist[c], g.cache_klist, g.cache_nk * sizeof(int16_t))
+        g.nl[c] = g.cache_nl
+        g.nk[c] = g.cache_nk
+        g.npos[c] = g.cache_npos
+        g.kostate[c] = g.cache_kostate
+        g.nd[c] = 0
+        g.rowdirty[c] = 0
+        return
+    # compute the side to move's weights now and keep them for the next start
+    _flush(g, b, c)
+    g.cache_ok = 1
+    g.cache_c = c
+    g.cache_hash = b.hash
+    g.cache_size = b.size
+    g.cache_ko = b.ko
+    g.cache_last = b.last
+    g.cache_last2 = b.last2
+    g.cache_nempty = b.nempty
+    memcpy(g.cache_w, g.w[c], sizeof(g.cache_w))
+    memcpy(g.cache_flags, g.flags[c], sizeof(g.cache_flags))
+    memcpy(g.cache_rowsum, g.rowsum[c], sizeof(g.cache_rowsum))
+    memcpy(g.cache_rowerr, g.rowerr[c], sizeof(g.cache_rowerr))
+    memcpy(g.cache_llist, g.llist[c], g.nl[c] * sizeof(int16_t))
+    memcpy(g.cache_klist, g.klist[c], g.nk[c] * sizeof(int16_t))
+    g.cache_nl = g.nl[c]
+    g.cache_nk = g.nk[c]
+    g.cache_npos = g.npos[c]
+    g.cache_kostate = g.kostate[c]
 
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
@@ -762,10 +845,11 @@ cdef class GammaPolicy:
     @property
     def stats(self):
         """Counters since creation: choices, sampling attempts, weights recomputed, full
-        recomputations, exact fallback draws."""
+        recomputations, exact fallback draws, weights through feat_tactics, playout starts
+        that reused the cached start position's weights."""
         return {"choose": self.g.n_choose, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
-                "fallback": self.g.n_fallback, "slow": self.g.n_slow}
+                "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached}
 
     def evaluate(self, Board board, int n, unsigned long long seed=1):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'

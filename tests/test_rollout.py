@@ -217,3 +217,32 @@ def test_flat_mc_move():
     assert b.is_legal(move)
     with pytest.raises(ValueError):
         rollout.flat_mc_move(b, 0, gp)
+
+
+def test_start_position_cache_reused_only_for_the_same_position():
+    """Playout starts from the same position copy the side to move's weights (counted in
+    stats['cached']); the copied weights equal a recomputation and draw exactly what a fresh
+    policy draws, and a start with the same stones but another side to move and last move is
+    not served from the cache."""
+    gp = rollout.GammaPolicy(random_table(5))
+    b = random_position(9, 30, seed=3)
+    gp.reset(b)
+    assert gp.stats["cached"] == 0
+    for v in b.legal_moves(superko=False)[:3]:      # the policy follows some moves...
+        gp.step(b.copy(), v)
+    gp.reset(b)                                     # ...then starts again from b
+    assert gp.stats["cached"] == 1
+    gp.check(b)
+    gp.step(b, b.legal_moves(superko=False)[0])
+    gp.check(b)
+    other = random_position(9, 30, seed=3)
+    other.play("pass")                              # same stones, other side to move
+    gp.reset(other)
+    assert gp.stats["cached"] == 1
+    gp.reset(other)
+    assert gp.stats["cached"] == 2
+    gp.check(other)
+    cached = gp.first_moves(other, 2000, seed=1)
+    assert gp.stats["cached"] == 3
+    fresh = rollout.GammaPolicy(random_table(5)).first_moves(other, 2000, seed=1)
+    assert (cached == fresh).all()

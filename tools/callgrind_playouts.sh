@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Instruction counts of N light playouts on SIZExSIZE (load-independent; needs valgrind).
-# Usage: tools/callgrind_playouts.sh [SIZE] [N]    e.g. tools/callgrind_playouts.sh 9 1000
-# Prints the functions of the board and playout modules with their instruction counts.
+# Instruction counts of N playouts on SIZExSIZE (load-independent; needs valgrind).
+# Usage: tools/callgrind_playouts.sh [SIZE] [N] [light|gamma]
+#   e.g. tools/callgrind_playouts.sh 9 1000          (light playouts)
+#        tools/callgrind_playouts.sh 19 30 gamma     (gamma playouts, the shipped gammas)
+# Only the playout loop is counted (--toggle-collect on playout_run: loading the gammas and
+# Python start-up are left out). Prints the functions of the board, playout, features and
+# rollout modules with their instruction counts, then the total and the moves played.
 set -euo pipefail
 size=${1:-9}
 n=${2:-1000}
+kind=${3:-light}
 py=$(python3 -c 'import sys; print(sys.executable)')   # the real binary, not a pyenv shim
 out=$(mktemp /tmp/callgrind.XXXXXX)
-valgrind --tool=callgrind --callgrind-out-file="$out" "$py" -c \
-    "from gammago.playout import bench_light; bench_light($size, $n)" >/dev/null 2>&1
-callgrind_annotate "$out" | grep -E "board\.c|playout\.c" | grep -v "=>" | head -20
-echo "(instructions over $n playouts on ${size}x${size}; divide by $n for one playout)"
-rm -f "$out"
+movesf=$(mktemp /tmp/callgrind-moves.XXXXXX)
+if [ "$kind" = gamma ]; then
+    code="from gammago import rollout; g = rollout.GammaPolicy(); t, m = rollout.bench_gamma($size, $n, 1, g); open('$movesf', 'w').write(str(m))"
+else
+    code="from gammago.playout import bench_light; t, m = bench_light($size, $n); open('$movesf', 'w').write(str(m))"
+fi
+valgrind --tool=callgrind --callgrind-out-file="$out" \
+    --toggle-collect=__pyx_f_7gammago_7playout_playout_run "$py" -c "$code" >/dev/null 2>&1
+callgrind_annotate --inclusive=no "$out" | grep -E "board\.c|playout\.c|features\.c|rollout\.c" \
+    | grep -v "=>" | head -25
+total=$(callgrind_annotate "$out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+moves=$(cat "$movesf")
+echo "total $total instructions over $n $kind playouts on ${size}x${size}, $moves moves:" \
+     "$((total / n)) per playout, $((total / moves)) per move"
+rm -f "$out" "$movesf"

@@ -28,6 +28,8 @@ cdef extern from *:
 # fewest instructions per move on 9x9 and 19x19 (callgrind; see docs/BENCHMARKS.md, "Rollouts").
 cdef enum:
     DEF_NEAR_D = 2
+    WIN_ROWS = 2     # the window of far proposals: rows within WIN_ROWS of the last move,
+    WIN_COLS = 3     # columns within WIN_COLS of it (see gamma_policy_t.fw1 / fo1)
     F_DIRTY = 1
     F_L = 2
     F_K = 4
@@ -90,6 +92,18 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
                     g.fm1[adr] = g.gd1[adr * MAX_SIZE + adc]
                 if g.gd2[adr * MAX_SIZE + adc] > g.fm2[adr]:
                     g.fm2[adr] = g.gd2[adr * MAX_SIZE + adc]
+    # the window's bounds: far pairs dy rows apart within WIN_COLS columns, and beyond
+    for adr in range(MAX_SIZE):
+        g.fw1[adr] = 0
+        g.fo1[adr] = 0
+        for adc in range(b.size):
+            if adr < b.size and adr + adc + (adr if adr > adc else adc) > R:
+                x = g.gd1[adr * MAX_SIZE + adc]
+                if adc <= WIN_COLS:
+                    if x > g.fw1[adr]:
+                        g.fw1[adr] = x
+                elif x > g.fo1[adr]:
+                    g.fo1[adr] = x
     # near offsets, nearest first (the point itself included: a captured last2 stone leaves
     # an empty point at distance 0)
     for d in range(R + 1):
@@ -450,7 +464,8 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     and accepted with probability f / bound[r]."""
     cdef int row, i, p, attempt, last = b.last, last2 = b.last2, col, size = g.size
     cdef int has1 = last != PASS, has2 = last2 != PASS
-    cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd, lo
+    cdef int r0, r1, c0 = 1, c1 = 0, lr = 0, lc, dy
+    cdef double total = 0, sa = 0, far = 0, u, acc, f, bnd, lo, s, o, t
     cdef double* cum = g.rowprop
     cdef const double* w
     cdef const double* b1
@@ -477,13 +492,38 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         _add_near(g, b, c, last, g.gd1, last2, g.gd2, &sa)
     if has2:
         _add_near(g, b, c, last2, g.gd2, last, g.gd1, &sa)
-    # far proposal mass, cumulative by row (fr rows of a pass are all 1)
+    # far proposal mass, cumulative by row (fr rows of a pass are all 1); in the rows of the
+    # window the mass inside it and outside it are bounded apart
     b1 = g.fr1[g.rowof[last]]
     b2 = g.fr2[g.rowof[last2]]
     rs = g.rowsum[c]
     cum[0] = 0
+    r0 = size + 1
+    r1 = 0
+    if has1:
+        lr = g.rowof[last]
+        lc = g.colof[last]
+        r0 = lr - WIN_ROWS if lr > WIN_ROWS else 1
+        r1 = lr + WIN_ROWS if lr + WIN_ROWS <= size else size
+        c0 = lc - WIN_COLS if lc > WIN_COLS else 1
+        c1 = lc + WIN_COLS if lc + WIN_COLS <= size else size
     if g.nnear < g.npos[c]:
-        for row in range(1, size + 1):
+        for row in range(1, r0 if r0 <= size else size + 1):
+            far += rs[row] * b1[row] * b2[row]
+            cum[row] = far
+        for row in range(r0, r1 + 1):
+            w = &g.w[c][row * g.W]
+            s = 0
+            for col in range(c0, c1 + 1):
+                s += w[col]
+            g.winmass[row] = s
+            dy = row - lr if row >= lr else lr - row
+            o = rs[row] - s
+            if not (o > 0):
+                o = 0
+            far += s * g.fw1[dy] * b2[row] + o * g.fo1[dy] * b2[row]
+            cum[row] = far
+        for row in range(r1 + 1 if r1 >= r0 else size + 1, size + 1):
             far += rs[row] * b1[row] * b2[row]
             cum[row] = far
     if not (sa + far > 0):
@@ -498,22 +538,55 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
                 if u < acc:
                     return g.near[i]
             return g.near[g.nnear - 1]
-        # a far proposal: row by rowsum * bound, then a point of the row by base weight (the
-        # position of u inside the row's share is itself uniform)
+        # a far proposal: row by its proposal mass, then a point of the row (or of the row's
+        # window segment) by base weight (the position of u inside its share is itself uniform)
         u -= sa
         row = _first_above(&cum[1], size, u) + 1
         lo = cum[row - 1]
         if not (u < cum[row]) or not (cum[row] > lo):
             continue                # rounding
-        u = (u - lo) / (cum[row] - lo) * rs[row]
-        w = &g.w[c][row * g.W + 1]
+        u -= lo
+        w = &g.w[c][row * g.W]
         acc = 0
         p = 0
-        for col in range(size):
-            acc += w[col]
-            if u < acc:         # u >= 0, so acc just grew: w[col] > 0
-                p = row * g.W + col + 1
-                break
+        if r0 <= row <= r1:
+            dy = row - lr if row >= lr else lr - row
+            s = g.winmass[row]
+            t = s * g.fw1[dy] * b2[row]
+            if u < t:
+                bnd = g.fw1[dy] * b2[row]
+                u = u / t * s
+                for col in range(c0, c1 + 1):
+                    acc += w[col]
+                    if u < acc:
+                        p = row * g.W + col
+                        break
+            else:
+                bnd = g.fo1[dy] * b2[row]
+                o = rs[row] - s
+                f = cum[row] - lo - t   # the outside's proposal mass
+                if not (o > 0) or not (f > 0):
+                    continue        # rounding
+                u = (u - t) / f * o
+                for col in range(1, c0):
+                    acc += w[col]
+                    if u < acc:
+                        p = row * g.W + col
+                        break
+                else:
+                    for col in range(c1 + 1, size + 1):
+                        acc += w[col]
+                        if u < acc:
+                            p = row * g.W + col
+                            break
+        else:
+            bnd = b1[row] * b2[row]
+            u = u / (cum[row] - lo) * rs[row]
+            for col in range(1, size + 1):
+                acc += w[col]
+                if u < acc:         # u >= 0, so acc just grew: w[col] > 0
+                    p = row * g.W + col
+                    break
         if p == 0 or g.stamp[p] == g.curstamp:
             continue                # rounding, or a near point: this proposal fails
         f = 1.0
@@ -521,7 +594,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
             f = g.gd1[_dindex(g, p, last)]
         if has2:
             f *= g.gd2[_dindex(g, p, last2)]
-        if rng_unit(r) * (b1[row] * b2[row]) < f:
+        if rng_unit(r) * bnd < f:
             return p
     return _exact_draw(g, b, c, r)
 

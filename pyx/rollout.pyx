@@ -310,22 +310,18 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         fl[p] &= ~F_DIRTY
         w = _weight(g, b, c, p)
         old = wc[p]
-        if w != old:
-            wc[p] = w
-            # the row sum follows the change; its rounding error is bounded (each addition
-            # errs by at most 2^-53 of its operands) and the row is summed again exactly once
-            # the bound could reach 1e-12 of the sum
-            r = g.rowof[p]
-            s = rs[r]
-            re[r] += (s + w + old) * 2.3e-16
-            s += w - old
-            rs[r] = s
-            if not (re[r] <= 1e-12 * s):
-                rd |= (<uint32_t>1) << r
-            if old > 0 and not (w > 0):
-                npos -= 1
-            elif w > 0 and not (old > 0):
-                npos += 1
+        wc[p] = w
+        # the row sum follows the change (branch-free: an unchanged weight adds 0); its
+        # rounding error is bounded (each addition errs by at most 2^-53 of its operands) and
+        # the row is summed again exactly once the bound could reach 1e-12 of the sum
+        r = g.rowof[p]
+        s = rs[r]
+        re[r] += (s + w + old) * 2.3e-16
+        s += w - old
+        rs[r] = s
+        if not (re[r] <= 1e-12 * s):
+            rd |= (<uint32_t>1) << r
+        npos += (w > 0) - (old > 0)
     g.nd[c] = 0
     g.npos[c] = npos
     g.kostate[c] = kf

@@ -135,10 +135,12 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
 # Dirty bookkeeping
 # ---------------------------------------------------------------------------------------------
 cdef inline void _mark(gamma_policy_t* g, int c, int p) noexcept nogil:
-    if not (g.flags[c][p] & F_DIRTY):
-        g.flags[c][p] |= F_DIRTY
-        g.dlist[c][g.nd[c]] = p
-        g.nd[c] += 1
+    # branch-free: p is written past the list's end in any case and counted only when it was
+    # not in the list yet (at most every board point is listed, so the write stays in dlist)
+    cdef uint8_t f = g.flags[c][p]
+    g.dlist[c][g.nd[c]] = p
+    g.nd[c] += 1 - (f & F_DIRTY)
+    g.flags[c][p] = f | F_DIRTY
 
 cdef inline void _mark2(gamma_policy_t* g, int p) noexcept nogil:
     _mark(g, BLACK, p)

@@ -4,13 +4,19 @@ number of playouts per move, one playing its playouts out with the gamma policy,
 uniform (light) playouts, play each other on 9x9. Colours alternate game by game; every game has
 its own seeds. Prints the gamma player's score with a Wilson 95% interval.
 
-    PYTHONPATH=. python tools/flat_mc_match.py --games 100 --playouts 256 --seed 1
+    PYTHONPATH=. python tools/flat_mc_match.py --games 200 --playouts 1000 --seed 1001
     PYTHONPATH=. python tools/flat_mc_match.py --gammas patterns/gammas19.gamma --json
 
 A flat Monte-Carlo player spreads its playouts evenly over every legal move that does not fill
 one of its own true eyes (positional superko), and plays the move with the best win rate; it
 passes when no such move is left. A game ends on two passes (or a move cap) and is scored by
 Tromp-Taylor area with komi.
+
+1,000 playouts a move is the default: with about 60 candidates, 256 playouts give each 3-5, so
+the choice is mostly noise for both players (ties at 100% go to the first candidate) and the
+gamma player's score sits near 75%; at 1,000 it is 85-90% (docs/BENCHMARKS.md, "Rollouts:
+quality"). --rollout-power P plays the gamma side's playouts with gamma ** P (P < 1 flattens);
+--pass-candidate lets both players pass when passing evaluates best.
 """
 import argparse
 import json
@@ -78,7 +84,7 @@ def play_game(size, komi, playouts, gamma_policy, gamma_black, seed, with_pass=F
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    ap.add_argument("--playouts", type=int, default=256, help="playouts per move, both players")
+    ap.add_argument("--playouts", type=int, default=1000, help="playouts per move, both players")
     ap.add_argument("--size", type=int, default=9, help="board size (default 9)")
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--gammas", default=None, help="gamma file (default: the shipped gammas)")

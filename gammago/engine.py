@@ -50,7 +50,7 @@ class EngineConfig:
     seed: int = 1                  # seed of the playout generators
     threads: int = 1
     move_time: float = 1.0         # seconds per move when no time settings are given
-    max_nodes: int = 1_000_000     # node pool cap of the tree (about 20 bytes a node)
+    max_nodes: int = 1_000_000     # node pool cap of the tree (32 bytes a node)
     margin: float = 1.0            # seconds kept in reserve on every clock
     resign: float = 0.10           # resign below this win rate (0 never)
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
@@ -102,7 +102,7 @@ class EngineConfig:
         g.add_argument("--move-time", type=float, default=d.move_time,
                        help="seconds per move when the controller gives no time settings")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes,
-                       help="tree node pool cap (about 20 bytes a node); when full the tree "
+                       help="tree node pool cap (32 bytes a node); when full the tree "
                             "stops growing")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")

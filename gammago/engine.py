@@ -300,6 +300,8 @@ class Engine:
         self.search = _tree.Search(self.config.max_nodes, seed=self.config.seed,
                                    **self.config.tree_params())
         self.net = None
+        # --policy-temperature > 0: one seeded stream of policy draws per engine
+        self._policy_rng = np.random.default_rng(self.config.seed)
         if self.config.mode in ("net-root", "net-policy"):
             self._use_net()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
@@ -326,9 +328,7 @@ class Engine:
         b = self.board.copy()
         b.to_move = c
         t = self.config.policy_temperature
-        if t > 0 and getattr(self, "_policy_rng", None) is None:
-            self._policy_rng = np.random.default_rng(self.config.seed)   # one stream per engine
-        rng = getattr(self, "_policy_rng", None)
+        rng = self._policy_rng if t > 0 else None
         if self.config.mode == "net-policy":
             move = _net.net_policy_move(self.net, b, t, rng)
         else:

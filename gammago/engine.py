@@ -314,7 +314,8 @@ class Engine:
         tree per root child below it."""
         from gammago import net as _net
         cfg = self.config
-        self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed)
+        self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
+                             threads=cfg.threads)
         if cfg.mode == "net-root":
             per_child = max(1000, cfg.max_nodes // cfg.net_children)
             self.search = _net.RootSearch(

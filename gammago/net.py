@@ -120,8 +120,12 @@ class Net:
         so = ort.SessionOptions()
         so.log_severity_level = 3
         if threads:
+            # an engine's net shares the machine with its search threads: as many onnxruntime
+            # threads as search threads, and none left spinning after a run (spinning workers
+            # took CPU from the rollouts, and from the opponent in a match)
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         wanted = provider_list or providers()
         try:
             self.session = ort.InferenceSession(path, sess_options=so, providers=wanted)

@@ -268,6 +268,18 @@ def test_engine_net_modes_play_legal_moves(mode):
 
 
 @needs_model
+@pytest.mark.parametrize("threads", [1, 2])
+def test_engine_net_uses_the_search_threads(threads):
+    """The engine's net runs on as many onnxruntime threads as the search has, so a 1-thread
+    engine in a match does not take a second core for its net."""
+    from gammago.engine import Engine, EngineConfig
+    e = Engine(EngineConfig(mode="net-policy", threads=threads, seed=5))
+    opts = e.net.session.get_session_options()
+    assert opts.intra_op_num_threads == threads
+    assert opts.inter_op_num_threads == 1
+
+
+@needs_model
 def test_root_search_mixes_net_value_and_rollouts():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)

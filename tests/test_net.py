@@ -124,6 +124,49 @@ def _train_synthetic(T, torch, data, rng):
     return before, T.evaluate(model, data)
 
 
+def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
+    """tools/train_net.py end to end on a tiny cache: trains on the device it names, writes the
+    ONNX model (+ curve PNG, JSON, .pt), and gammago.net loads and runs the model."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    T = _train_net_module()
+    rng = np.random.default_rng(7)
+    data = {}
+    for which, n in (("train", 256), ("heldout", 64)):
+        x, v = _synthetic_value_data(T, n, rng)
+        data.update({f"{which}_x": x, f"{which}_value": v,
+                     f"{which}_move": rng.integers(0, T.SIZE * T.SIZE, n).astype(np.int16),
+                     f"{which}_names": np.array([f"{which}{i}" for i in range(n // 4)])})
+    cache = tmp_path / "cache.npz"
+    np.savez(cache, **data)
+    out = tmp_path / "tiny.onnx"
+    threads = torch.get_num_threads()
+    try:
+        rc = T.main(["--cache", str(cache), "--out", str(out), "--blocks", "1", "--channels", "8",
+                     "--minutes", "0.02", "--batch", "16", "--eval-every", "1000", "--device", "cpu"])
+    finally:
+        torch.set_num_threads(threads)
+    assert rc == 0
+    for ext in (".onnx", ".png", ".json", ".pt"):
+        assert (tmp_path / f"tiny{ext}").stat().st_size > 0
+    net = N.Net(str(out), seed=1)
+    priors = net.priors(position(9))
+    assert priors and abs(sum(priors.values()) - 1) < 1e-3
+
+
+def test_train_net_refuses_cuda_without_a_gpu(tmp_path):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is visible here")
+    T = _train_net_module()
+    threads = torch.get_num_threads()
+    try:
+        with pytest.raises(SystemExit, match="no CUDA device"):
+            T.main(["--cache", str(tmp_path / "none.npz"), "--device", "cuda", "--out", str(tmp_path / "x.onnx")])
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_augmented_move_targets_follow_the_planes():
     """Training augmentation: under each of the 8 symmetries the move target must land where the
     transformed planes put the move (the first shipped net rotated the quarter-turn targets the

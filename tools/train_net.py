@@ -13,6 +13,8 @@ dominates the value targets; games are split train / held-out by a hash of their
 through global pooling), each position under a random one of the 8 symmetries, for a bounded
 wall time with a cosine learning-rate schedule over that time; (3) score the held-out positions
 (policy top-1 / top-5, value MSE), draw the loss/accuracy curve, export ONNX with metadata.
+Trains on a CUDA GPU when torch sees one (`--device auto`, the default; the CPU wheel has none),
+else on the CPU with `--threads` torch threads.
 """
 import argparse
 import io
@@ -346,13 +348,14 @@ def evaluate(model, data, limit=None, batch=256):
     with the game phase in the data (caches made since the "own" value head), the value MSE of
     each third of the game too (by the move number over the game's length)."""
     model.eval()
+    dev = next(model.parameters()).device
     n = len(data["heldout_move"]) if limit is None else min(limit, len(data["heldout_move"]))
     top1 = top5 = 0
     nll = 0.0
     se = np.zeros(n)
     for s in range(0, n, batch):
         idx = np.arange(s, min(n, s + batch))
-        x, move, value = batch_tensors(data, "heldout", idx, None, False)
+        x, move, value = (t.to(dev) for t in batch_tensors(data, "heldout", idx, None, False))
         logits, v = model(x)
         if v.shape != value.shape:
             raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
@@ -360,7 +363,7 @@ def evaluate(model, data, limit=None, batch=256):
         best5 = logits.topk(5, dim=1).indices
         top1 += (best5[:, 0] == move).sum().item()
         top5 += (best5 == move[:, None]).any(dim=1).sum().item()
-        se[idx] = ((v - value) ** 2).numpy()
+        se[idx] = ((v - value) ** 2).cpu().numpy()
     train_mode(model)
     out = {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
            "policy_nll": nll / n, "value_mse": float(se.mean())}
@@ -418,6 +421,7 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
     else:
         opt = torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
     train_mode(model)
+    dev = next(model.parameters()).device
     ntrain = len(data["train_move"])
     budget = minutes * 60.0
     curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
@@ -443,7 +447,7 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
             perm, pos = rng.permutation(ntrain), 0
         idx = np.sort(perm[pos:pos + batch])
         pos += batch
-        x, move, value = batch_tensors(data, "train", idx, rng, True)
+        x, move, value = (t.to(dev, non_blocking=True) for t in batch_tensors(data, "train", idx, rng, True))
         loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight)
         step += 1
         seen += len(idx)
@@ -503,7 +507,8 @@ def plot_curve(curve, path, title):
     a3.axhline(1.0, color="grey", lw=0.8, ls="--")
     a3.set_xlabel("training minutes")
     a3.set_ylabel("value MSE (targets +-1)")
-    a3.legend()
+    if em:
+        a3.legend()
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -532,6 +537,8 @@ def main(argv=None):
     ap.add_argument("--value-weight", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (on the shared 2-core machine 2 threads ran at ~40 positions/s, 1 at ~470)")
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                    help="where torch trains: cuda when a GPU is visible (auto), else the CPU")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--eval-every", type=float, default=180.0, help="seconds between held-out checks")
     ap.add_argument("--eval-limit", type=int, default=2000, help="held-out positions per periodic check")
@@ -547,6 +554,13 @@ def main(argv=None):
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("train_net: --device cuda, but torch sees no CUDA device "
+                         f"(torch {torch.__version__}; the CPU wheel has no CUDA)")
+    device = torch.device("cuda" if args.device != "cpu" and torch.cuda.is_available() else "cpu")
+    print(f"train_net: training on {device}"
+          + (f" ({torch.cuda.get_device_name(0)})" if device.type == "cuda" else
+             f" ({args.threads} torch thread{'s' if args.threads != 1 else ''})"), file=sys.stderr)
     t0 = time.perf_counter()
     if args.cache and os.path.exists(args.cache):
         with np.load(args.cache) as z:
@@ -592,9 +606,11 @@ def main(argv=None):
     if args.value_only:
         value_head_only(model)
     nparams = sum(p.numel() for p in model.parameters())
+    model.to(device)
     curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
                          args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer)
     final = evaluate(model, data)
+    model.cpu()   # export and save from the CPU
     thirds = " / ".join(f"{final[f'value_mse_{k}_third']:.4f}" for k in ("first", "middle", "last")
                         if f"value_mse_{k}_third" in final)
     print(f"train_net: held-out ({final['positions']} positions): top-1 {final['policy_top1']:.4f} "

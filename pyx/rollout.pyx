@@ -406,44 +406,38 @@ cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexc
                 return p
     return pick
 
+cdef inline void _near_take(gamma_policy_t* g, int p, double f, int other, const double* go,
+                            double* sa, int c) noexcept nogil:
+    """Put p in the near set (once per draw, by stamp) when its weight is positive: weight times
+    f (its distance factor to the centre) times its factor to the other centre."""
+    cdef double w = g.w[c][p]
+    if w > 0 and g.stamp[p] != g.curstamp:
+        g.stamp[p] = g.curstamp
+        w *= f
+        if other != PASS:
+            w *= go[_dindex(g, p, other)]
+        g.near[g.nnear] = p
+        g.wnear[g.nnear] = w
+        g.nnear += 1
+        sa[0] += w
+
 cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, const double* gq,
                            int other, const double* go, double* sa) noexcept nogil:
     """Add the positive-weight points within near_d of q (not yet stamped) to the near set:
     gq is q's distance table, go the other centre's (other: its point, or PASS)."""
-    cdef int i, p, row, col, qr = g.rowof[q], qc = g.colof[q]
-    cdef double w
+    cdef int i, row, col, qr = g.rowof[q], qc = g.colof[q]
     if g.near_d <= 3:
         # offsets within one row and column: q's neighbours are array points (the border
         # included, whose weight is 0), no bounds to check
         for i in range(g.noffs):
-            p = q + g.off_dr[i] * g.W + g.off_dc[i]
-            w = g.w[c][p]
-            if w > 0 and g.stamp[p] != g.curstamp:
-                g.stamp[p] = g.curstamp
-                w *= gq[g.off_idx[i]]
-                if other != PASS:
-                    w *= go[_dindex(g, p, other)]
-                g.near[g.nnear] = p
-                g.wnear[g.nnear] = w
-                g.nnear += 1
-                sa[0] += w
+            _near_take(g, q + g.off_dr[i] * g.W + g.off_dc[i], gq[g.off_idx[i]], other, go, sa, c)
         return
     for i in range(g.noffs):
         row = qr + g.off_dr[i]
         col = qc + g.off_dc[i]
         if <unsigned>(row - 1) >= <unsigned>g.size or <unsigned>(col - 1) >= <unsigned>g.size:
             continue
-        p = row * g.W + col
-        w = g.w[c][p]
-        if w > 0 and g.stamp[p] != g.curstamp:
-            g.stamp[p] = g.curstamp
-            w *= gq[g.off_idx[i]]
-            if other != PASS:
-                w *= go[_dindex(g, p, other)]
-            g.near[g.nnear] = p
-            g.wnear[g.nnear] = w
-            g.nnear += 1
-            sa[0] += w
+        _near_take(g, row * g.W + col, gq[g.off_idx[i]], other, go, sa, c)
 
 cdef inline int _first_above(const double* a, int n, double u) noexcept nogil:
     """The first index i < n with a[i] > u in the non-decreasing a[0..n-1] (n - 1 when none):

@@ -581,12 +581,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
                     break
         if p == 0 or g.stamp[p] == g.curstamp:
             continue                # rounding, or a near point: this proposal fails
-        f = 1.0
-        if has1:
-            f = g.gd1[_dindex(g, p, last)]
-        if has2:
-            f *= g.gd2[_dindex(g, p, last2)]
-        if rng_unit(r) * bnd < f:
+        if rng_unit(r) * bnd < _dist_factor(g, b, p):
             return p
     return _exact_draw(g, b, c, r)
 

@@ -364,11 +364,11 @@ class Engine:
                     log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
                     _PRIOR_WARNED = True
         self.search.use_gammas(table if cfg.prior != "cheap" else None)
-        if table is not None and cfg.rollout != "light" and cfg.rollout_power != 1.0:
+        rollout_table = table if cfg.rollout != "light" else None
+        if rollout_table is not None and cfg.rollout_power != 1.0:
             from gammago import gammas
-            self.search.use_gamma_rollouts(gammas.soften(table, cfg.rollout_power))
-        else:
-            self.search.use_gamma_rollouts(table if cfg.rollout != "light" else None)
+            rollout_table = gammas.soften(rollout_table, cfg.rollout_power)
+        self.search.use_gamma_rollouts(rollout_table)
 
     def _forget(self):
         self._tree_moves = None

@@ -388,10 +388,8 @@ def ranked_by_policy(weights, temperature=0.0, rng=None):
     pos = w > 0
     logw = np.where(pos, np.log(np.where(pos, w, 1.0)) / temperature, -np.inf)
     # Gumbel top-k: sorting log-weight + Gumbel noise draws an order without replacement
-    keys = logw + rng.gumbel(size=len(w))
-    keys[~pos] = -np.inf
-    order = np.argsort(-keys, kind="stable")
-    return order
+    keys = logw + rng.gumbel(size=len(w))      # -inf stays -inf: zero weights come last
+    return np.argsort(-keys, kind="stable")
 
 
 def net_policy_move(net, board, temperature=0.0, rng=None):

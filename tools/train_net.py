@@ -261,7 +261,7 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
         which = "heldout" if held else "train"
         gid = len(names[which])
         k = min(per_game, len(moves))
-        picks = rng.choice(len(moves), size=k, replace=False)
+        picks = np.sort(rng.choice(len(moves), size=k, replace=False))
         try:
             xs, ms, vs = positions_of_game(winner, moves, picks)
         except ValueError as e:
@@ -275,7 +275,7 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint)
         s[1].extend(ms)
         s[2].extend(vs)
         s[3].extend([gid] * len(xs))
-        s[4].extend(sorted(set(int(i) for i in picks)))   # positions_of_game keeps this order
+        s[4].extend(picks.tolist())           # sorted, as positions_of_game visits them
         bar.set_postfix(train=len(names["train"]), heldout=len(names["heldout"]), refresh=False)
     bar.close()
     out = {"seen": seen, "skipped": skipped}
@@ -342,6 +342,13 @@ def batch_tensors(data, which, idx, rng, augment):
 # ---------------------------------------------------------------------------------------------
 # Training and evaluation
 # ---------------------------------------------------------------------------------------------
+def _check_value_shape(v, value):
+    """The value output and its targets are both [N]: a [N, 1] output against [N] targets would
+    broadcast to [N, N] and make the value loss (and MSE) meaningless."""
+    if v.shape != value.shape:
+        raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
+
+
 @torch.no_grad()
 def evaluate(model, data, limit=None, batch=256):
     """Held-out policy top-1 / top-5 / NLL and value MSE (targets +-1 for the side to move);
@@ -357,8 +364,7 @@ def evaluate(model, data, limit=None, batch=256):
         idx = np.arange(s, min(n, s + batch))
         x, move, value = (t.to(dev) for t in batch_tensors(data, "heldout", idx, None, False))
         logits, v = model(x)
-        if v.shape != value.shape:
-            raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
+        _check_value_shape(v, value)
         nll += F.cross_entropy(logits, move, reduction="sum").item()
         best5 = logits.topk(5, dim=1).indices
         top1 += (best5[:, 0] == move).sum().item()
@@ -398,11 +404,9 @@ def value_head_only(model):
 
 def train_step(model, opt, x, move, value, value_weight=1.0):
     """One optimiser step on a batch; returns (loss, policy loss, value loss, policy logits).
-    The value output and its target are both [N]: a [N, 1] output against [N] targets would
-    broadcast to [N, N] and make the value loss meaningless, so the shapes are checked."""
+    The value's shape is checked against the targets' (_check_value_shape)."""
     logits, v = model(x)
-    if v.shape != value.shape:
-        raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
+    _check_value_shape(v, value)
     p_loss = F.cross_entropy(logits, move)
     v_loss = F.mse_loss(v, value)
     loss = p_loss + value_weight * v_loss

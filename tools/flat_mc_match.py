@@ -30,18 +30,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago.board import Board  # noqa: E402
 from gammago import playout, rollout  # noqa: E402
-
-try:
-    from gammago.match import wilson_interval  # noqa: E402
-except ImportError:  # the match module is another helper's; the formula is short
-    def wilson_interval(successes, n, z=1.959963984540054):
-        if n == 0:
-            return 0.0, 1.0
-        p = successes / n
-        d = 1 + z * z / n
-        mid = (p + z * z / (2 * n)) / d
-        half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
-        return max(0.0, mid - half), min(1.0, mid + half)
+from gammago.match import wilson_interval  # noqa: E402
 
 
 def flat_move(board, playouts, policy, seed, with_pass):

@@ -40,13 +40,13 @@ def test_config_from_command_line():
 
 
 def test_expand_visits_follow_the_board_size_unless_given():
-    e = engine()
+    e = engine(mode="rollouts")     # (--mode auto searches 13x13 and up with the net at the root)
     assert e.search.params["expand_visits"] == 8
     e.new_game(19, 7.5)
     assert e.search.params["expand_visits"] == 40
     e.new_game(13, 7.5)
     assert 8 < e.search.params["expand_visits"] < 40
-    fixed = engine(expand_visits=5)
+    fixed = engine(expand_visits=5, mode="rollouts")
     fixed.new_game(19, 7.5)
     assert fixed.search.params["expand_visits"] == 5
     with pytest.raises(ValueError, match="--expand-visits"):

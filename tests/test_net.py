@@ -285,11 +285,38 @@ def test_engine_refuses_a_corrupt_model(tmp_path):
     from gammago.engine import Engine, EngineConfig
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07garbage")
-    for mode in ("net-root", "net-policy"):
+    for mode in ("net-root", "net-policy", "auto"):
         with pytest.raises(ValueError, match=str(bad)):
             Engine(EngineConfig(mode=mode, model=str(bad)))
     with pytest.raises(ValueError, match="--net-lambda"):
         EngineConfig(net_lambda=1.5).validate()
+
+
+@needs_model
+def test_auto_mode_uses_the_net_on_large_boards_only():
+    from gammago import engine as E
+    e = E.Engine(E.EngineConfig(playouts=200, net_children=4, seed=3))
+    assert e.config.mode == "auto"
+    for size, mode in ((9, "rollouts"), (19, "net-root"), (E.AUTO_NET_MIN_SIZE, "net-root"),
+                       (E.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
+        e.new_game(size, 7.5)
+        assert e.mode == mode
+        before = e.board.copy()
+        assert e.genmove("b") in before.legal_moves()
+        assert isinstance(e.search, N.RootSearch) == (mode == "net-root")
+        if mode == "rollouts":       # the tree was configured for this size
+            assert e.search.params["expand_visits"] == E.expand_visits_for(size)
+
+
+def test_auto_mode_plays_rollouts_when_the_shipped_model_is_missing(tmp_path, monkeypatch, caplog):
+    from gammago.engine import Engine, EngineConfig
+    monkeypatch.setattr(N, "DEFAULT_MODEL", str(tmp_path / "gone.onnx"))
+    with caplog.at_level("WARNING", logger="gammago"):
+        e = Engine(EngineConfig(playouts=100))
+    assert "gone.onnx" in caplog.text and "rollouts only" in caplog.text
+    e.new_game(19, 7.5)
+    assert e.mode == "rollouts" and e.net is None
+    assert e.genmove("b") in Board(19).legal_moves()
 
 
 @needs_model

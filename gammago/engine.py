@@ -59,7 +59,8 @@ class EngineConfig:
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
                                      # stones are removed (else only when winning by Tromp-Taylor)
     reuse: bool = True             # keep the subtree of the moves played since the last search
-    early_stop: bool = True        # stop once the best move cannot be overtaken
+    early_stop: bool = True        # stop once the best move cannot be overtaken (when the
+                                   # time saved can be used later: Clock.banks_time)
     rollout: str = "auto"          # rollout policy: light (uniform) | gamma (pyx/rollout, the
                                    # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
@@ -253,6 +254,16 @@ class Clock:
                 self.stones_left = stones
             else:
                 self.periods_left = stones
+
+    def banks_time(self):
+        """Whether time not used on this move can be used later. In Japanese byo-yomi, and in a
+        Canadian period with one stone left, it is lost: the search then runs its whole budget
+        (no early stop) and leaves the extra visits in the tree for the next move."""
+        if self.in_byo and self.kind == "byoyomi":
+            return False
+        if self.in_byo and self.kind == "canadian":
+            return self.stones_left > 1
+        return True
 
     def budget(self, empty_points, margin, default):
         """Seconds to think on this move (the reserve already taken off)."""
@@ -508,7 +519,8 @@ class Engine:
         clock = self.clocks[c]
         empty = int((self.board.to_array() == 0).sum())
         budget = clock.budget(empty, self.config.margin, self.config.move_time)
-        self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s)
+        self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
+                         early_stop=self.config.early_stop and clock.banks_time())
         infos = self._infos(c)
         move = self._override(c, infos, cleanup, allow_resign)
         if emit is not None:
@@ -543,8 +555,9 @@ class Engine:
         self._tree_moves = moves
         return b
 
-    def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None):
-        """Search from the current position for c. budget: seconds (None: until stop is set)."""
+    def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None, early_stop=False):
+        """Search from the current position for c. budget: seconds (None: until stop is set);
+        early_stop: stop once the best move can no longer be overtaken in the budget."""
         cfg = self.config
         self._root(c)
         fixed = cfg.playouts if budget is not None else 0
@@ -571,7 +584,7 @@ class Engine:
                     log.warning("tree pool full (%d nodes, --max-nodes): the tree stops growing",
                                 self.search.capacity)
                     warned = True
-                if seconds and cfg.early_stop and self._settled_early(now - t0, seconds):
+                if seconds and early_stop and self._settled_early(now - t0, seconds):
                     self.search.stop()
         finally:
             self.search.stop()

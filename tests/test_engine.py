@@ -73,6 +73,40 @@ def test_clock_budgets():
     assert c.budget(81, 1.0, 9) > 3
 
 
+def test_clock_says_when_saved_time_is_lost():
+    c = Clock()
+    assert c.banks_time()                                 # no clock: saving time saves time
+    c.set("absolute", 60)
+    assert c.banks_time()
+    c.set("canadian", 0, 10, 3)                           # 3 stones in 10 s: saved time helps
+    assert c.banks_time()
+    for _ in range(2):
+        c.spend(1.0)
+    assert c.stones_left == 1 and not c.banks_time()      # the period's last stone
+    c.spend(1.0)
+    assert c.stones_left == 3 and c.banks_time()          # a new period
+    c.set("canadian", 0, 1, 1)                            # time_settings 0 1 1
+    assert not c.banks_time()
+    c.set("byoyomi", 60, 5, 1, 3)                         # Japanese: main time first
+    assert c.banks_time()
+    c.time_left(5, 3)                                     # in the periods now
+    assert not c.banks_time()
+
+
+def test_early_stop_only_where_saved_time_counts(monkeypatch):
+    e = engine(playouts=0)
+    checks = []
+    real = Engine._settled_early
+    monkeypatch.setattr(Engine, "_settled_early",
+                        lambda self, *a: checks.append(a) or real(self, *a))
+    e.time_settings(0, 1, 1)             # one stone per 1 s period: the whole budget is used
+    e.genmove("b")
+    assert checks == []
+    e.time_settings(8, 0, 0)             # absolute time: stop once the best move is sure
+    e.genmove("w")
+    assert checks
+
+
 def test_time_settings_commands():
     e = engine()
     e.time_settings(0, 1, 0)                              # GTP: no time limit

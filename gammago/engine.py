@@ -39,6 +39,7 @@ EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMAR
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
 RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
 RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
+LGRF = False                 # Last-Good-Reply-with-Forgetting in the rollouts (--lgrf; BENCHMARKS)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -77,6 +78,7 @@ class EngineConfig:
     fpu: float = 1.0
     rave: bool = RAVE              # blend AMAF values (all moves as first) into selection
     rave_equiv: float = RAVE_EQUIV
+    lgrf: bool = LGRF              # rollouts try the last good reply (LGRF-2) before the policy
     rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
@@ -95,7 +97,7 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv", "lgrf")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -148,6 +150,9 @@ class EngineConfig:
                        help="RAVE: AMAF statistics blended with the UCT value")
         t.add_argument("--rave-equiv", type=float, default=d.rave_equiv,
                        help="RAVE schedule beta = na / (na + n + n * na / EQUIV)")
+        t.add_argument("--lgrf", choices=("on", "off"), default="on" if d.lgrf else "off",
+                       help="rollouts play the last good reply to the previous move(s) "
+                            "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
@@ -175,8 +180,9 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        if isinstance(kw.get("rave"), str):
-            kw["rave"] = kw["rave"] == "on"
+        for k in ("rave", "lgrf"):
+            if isinstance(kw.get(k), str):
+                kw[k] = kw[k] == "on"
         cfg = cls(**kw)
         cfg.validate()
         return cfg

@@ -10,6 +10,7 @@ from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from gammago.board cimport board_t, MAX_PTS
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
+from gammago.rollout cimport gamma_policy_t
 
 cdef enum:
     NODE_LEAF = 0        # not expanded (yet)
@@ -18,6 +19,7 @@ cdef enum:
     NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
     SEQ_MAX = 3 * MAX_PTS    # rollout moves recorded for RAVE (the default cap is 3 * size^2)
+    LSEQ_MAX = 2 + MAX_DEPTH + SEQ_MAX   # LGRF: the root's last two moves, tree moves, rollout
     RATING_MAX = 0       # prior / best sibling's prior (the best-rated child has 1)
     RATING_SHARE = 1     # prior / sum of the siblings' priors (a probability)
     RATING_LOG = 2       # log-scaled: 1 for the best sibling, 0 at RATING_LOG_DECADES below it
@@ -59,6 +61,28 @@ ctypedef struct params_t:
     int rating_mode          # how a child's prior becomes its rating in [0, 1]: RATING_*
     int rave                 # gather AMAF statistics and blend them into selection (RAVE)
     double rave_equiv        # RAVE schedule beta = na / (na + n + n * na / rave_equiv)
+    int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
+
+# LGRF-2 (Baier & Drake, "The Power of Forgetting", IEEE TCIAIG 2010): a policy_t that wraps a
+# worker's rollout policy. Reply tables (shared by the tree's threads, owned by tree_t):
+#   r1[(c-1)*npts + prev]                 the reply of colour c to the previous move prev
+#   r2[((c-1)*npts + prev2)*npts + prev]  ... to the previous two moves prev2, prev
+# PASS (0) means no entry; keys and replies are never PASS. Before asking the inner policy,
+# choose() plays the r2 reply, else the r1 reply, when it is empty, legal (simple ko, no suicide)
+# and not an own true eye. played() passes every move to the inner policy; for the gamma policy
+# a move the inner policy did not choose is announced first by gamma_policy_premove, so its
+# incremental weights stay exact.
+ctypedef struct lgrf_t:
+    policy_t inner
+    gamma_policy_t* gamma    # inner.ctx when the inner policy is the gamma policy, else NULL
+    int16_t* r1              # the tree's tables (refreshed at every descent)
+    int16_t* r2
+    int npts
+    int64_t hits1            # rollout moves taken from r1 / r2, and all rollout moves chosen
+    int64_t hits2
+    int64_t moves
+    int check                # debug: verify every move chosen (and the gamma weights)
+    int64_t bad              # ... moves that were illegal, occupied or own eyes / weight errors
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)
@@ -73,6 +97,10 @@ ctypedef struct worker_t:
     int16_t seq[SEQ_MAX]     # RAVE: the moves of the last playout below the tree (its rollout)
     uint8_t seqcol[SEQ_MAX]  # ... and the colour that played each
     uint8_t first[MAX_PTS]   # RAVE: colour of the first play at each point (backward pass)
+    lgrf_t lg                # LGRF: the wrapper's context (inner = pol)
+    policy_t lpol            # ... and the wrapper itself
+    int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout
+    uint8_t lcol[LSEQ_MAX]   # ... and the colour that played each
 
 ctypedef struct tree_t:
     node_t* pool
@@ -89,3 +117,11 @@ ctypedef struct tree_t:
     int64_t max_playouts     # 0: no cap
     int64_t issued           # playouts started in this search (atomic)
     double deadline          # monotonic seconds; 0: none
+    # LGRF reply tables (see lgrf_t), shared by the threads without locks: an int16 store is
+    # one instruction, so a race can only lose an update or let a thread read a reply one
+    # update old, and every reply read is checked for legality before it is played. Kept
+    # across the moves of a game; dropped when the root changes size or goes back in moves.
+    int16_t* lgrf1
+    int16_t* lgrf2
+    int lgrf_npts            # the points the tables are sized for (0: none)
+    int lgrf_nmoves          # the root's move number when the tables were last used

@@ -12,13 +12,15 @@ from libc.math cimport log, sqrt, fabs
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
+                            board_is_legal,
                             board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
 from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_record,
                               playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
-from gammago.rollout cimport rollout_make_gamma, rollout_release_gamma
+from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
+                              gamma_policy_premove, gamma_policy_check)
 
 cdef extern from *:
     """
@@ -399,6 +401,9 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef int32_t node = 0, child
     cdef int depth = 0, st, i, p, s, res2, maxmoves, nseq
     cdef uint8_t owner[MAX_PTS]
+    cdef int16_t* seq
+    cdef uint8_t* seqcol
+    cdef policy_t* pol
     board_copy(b, t.root)
     pool = t.pool
     gg_add32(&pool[0].visits, 1)
@@ -422,14 +427,32 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     if depth > w.maxdepth:
         w.maxdepth = depth
     nseq = 0
+    seq = w.seq
+    seqcol = w.seqcol
+    pol = &w.pol
+    if t.prm.lgrf:
+        # the context (the root's last two moves), the tree moves, then the rollout's
+        w.lg.r1 = t.lgrf1
+        w.lg.r2 = t.lgrf2
+        w.lg.npts = t.lgrf_npts
+        pol = &w.lpol
+        w.lseq[0] = <int16_t>t.root.last2
+        w.lcol[0] = <uint8_t>t.root.to_move
+        w.lseq[1] = <int16_t>t.root.last
+        w.lcol[1] = <uint8_t>(3 - t.root.to_move)
+        for i in range(1, depth + 1):
+            w.lseq[1 + i] = pool[w.path[i]].move
+            w.lcol[1 + i] = w.mover[i]
+        seq = &w.lseq[2 + depth]
+        seqcol = &w.lcol[2 + depth]
     if b.npass < 2:
         maxmoves = t.prm.maxmoves if t.prm.maxmoves > 0 else playout_default_maxmoves(b)
-        if t.prm.rave:
+        if t.prm.rave or t.prm.lgrf:
             if maxmoves > SEQ_MAX:
                 maxmoves = SEQ_MAX
-            nseq = playout_run_record(b, &w.pol, &w.rng, maxmoves, w.seq, w.seqcol)
+            nseq = playout_run_record(b, pol, &w.rng, maxmoves, seq, seqcol)
         else:
-            playout_run(b, &w.pol, &w.rng, maxmoves)
+            playout_run(b, pol, &w.rng, maxmoves)
     board_area(b, owner)
     s = 0
     for i in range(b.nempty):          # empty points owned by one side
@@ -458,14 +481,17 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     # the root is scored for the player who moved into it (the one not to move there)
     gg_add32(&pool[0].wins2, res2 if t.root.to_move == WHITE else 2 - res2)
     if t.prm.rave:
-        _amaf_update(t, w, depth, nseq, res2)
+        _amaf_update(t, w, depth, seq, seqcol, nseq, res2)
+    if t.prm.lgrf:
+        _lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
     w.playouts += 1
 
-cdef void _amaf_update(tree_t* t, worker_t* w, int depth, int nseq, int res2) noexcept nogil:
+cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
+                       const uint8_t* seqcol, int nseq, int res2) noexcept nogil:
     """RAVE backup (all moves as first): for every tree node on the path, each child whose point
     the node's mover played first in the rest of the game (tree moves below it, then the
-    rollout) gains an AMAF visit and the game's result for that mover. w.first[p] is the colour
-    of the first play at p, built by walking the game backwards."""
+    rollout: seq, seqcol) gains an AMAF visit and the game's result for that mover. w.first[p]
+    is the colour of the first play at p, built by walking the game backwards."""
     cdef node_t* pool = t.pool
     cdef node_t* nd
     cdef node_t* ch
@@ -473,9 +499,9 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, int nseq, int res2) no
     cdef uint8_t* first = w.first
     memset(first, 0, sizeof(w.first))
     for i in range(nseq - 1, -1, -1):
-        m = w.seq[i]
+        m = seq[i]
         if m != PASS:
-            first[m] = w.seqcol[i]
+            first[m] = seqcol[i]
     for d in range(depth - 1, -1, -1):
         m = pool[w.path[d + 1]].move       # the tree move played at node path[d]
         c = w.mover[d + 1]                 # by the player to move there
@@ -490,6 +516,105 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, int nseq, int res2) no
             if m != PASS and first[m] == c:
                 gg_add32(&ch.amaf_visits, 1)
                 gg_add32(&ch.amaf_wins2, res2 if c == BLACK else 2 - res2)
+
+# =============================================================================================
+# Rollouts: Last-Good-Reply-with-Forgetting (LGRF-2; the tables and the wrapper: tree.pxd)
+# =============================================================================================
+cdef inline bint _lgrf_ok(const board_t* b, int m, int c) noexcept nogil:
+    return b.color[m] == EMPTY and not board_is_eye(b, m, c) and board_is_legal(b, m, c)
+
+cdef void _lgrf_setboard(void* ctx, board_t* b) noexcept nogil:
+    cdef lgrf_t* g = <lgrf_t*>ctx
+    g.inner.setboard(g.inner.ctx, b)
+
+cdef void _lgrf_played(void* ctx, board_t* b, int m) noexcept nogil:
+    cdef lgrf_t* g = <lgrf_t*>ctx
+    g.inner.played(g.inner.ctx, b, m)
+
+cdef int _lgrf_reply(lgrf_t* g, const board_t* b) noexcept nogil:
+    """The stored reply for the side to move (to the last two moves, else to the last one) when
+    it can be played; PASS when none applies. Each entry is read once (another thread may be
+    writing it) and checked before use."""
+    cdef int c = b.to_move, prev = b.last, prev2 = b.last2, n = g.npts, m
+    if prev == PASS or g.r1 == NULL or b.npts != n:
+        return PASS
+    if prev2 != PASS:
+        m = g.r2[((c - 1) * n + prev2) * n + prev]
+        if m != PASS and _lgrf_ok(b, m, c):
+            g.hits2 += 1
+            return m
+    m = g.r1[(c - 1) * n + prev]
+    if m != PASS and _lgrf_ok(b, m, c):
+        g.hits1 += 1
+        return m
+    return PASS
+
+cdef int _lgrf_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
+    cdef lgrf_t* g = <lgrf_t*>ctx
+    cdef int c = b.to_move
+    cdef int m = _lgrf_reply(g, b)
+    cdef char msg[256]
+    g.moves += 1
+    if m != PASS:
+        if g.gamma != NULL:
+            gamma_policy_premove(g.gamma, b, m)     # the gamma policy did not choose it
+    else:
+        # check > 1: the gamma weights, kept incrementally across the replies the policy did
+        # not choose, against a recomputation (its choose() flushes the same way next)
+        if g.check > 1 and g.gamma != NULL and gamma_policy_check(g.gamma, b, msg, 256):
+            g.bad += 1
+        m = g.inner.choose(g.inner.ctx, b, r)
+    if g.check and m != PASS and not _lgrf_ok(b, m, c):
+        g.bad += 1
+    return m
+
+cdef void _lgrf_wrap(lgrf_t* g, policy_t* wrapper, policy_t* inner, gamma_policy_t* gamma) noexcept nogil:
+    g.inner = inner[0]
+    g.gamma = gamma
+    g.r1 = NULL
+    g.r2 = NULL
+    g.npts = 0
+    g.hits1 = 0
+    g.hits2 = 0
+    g.moves = 0
+    g.bad = 0
+    wrapper.ctx = g
+    wrapper.setboard = _lgrf_setboard
+    wrapper.choose = _lgrf_choose
+    wrapper.played = _lgrf_played
+
+cdef void _lgrf_update(int16_t* r1, int16_t* r2, int n, const int16_t* mv, const uint8_t* col,
+                       int nmv, int start, int res2) noexcept nogil:
+    """Learn from one playout's moves mv[0..nmv) (colours col) for the moves from index start on:
+    the winner's reply to the previous move (and to the previous two) is stored, the loser's is
+    forgotten where it is the stored one. res2: 2 Black won, 0 White won, 1 jigo (no update).
+    Passes are neither keys nor replies."""
+    cdef int i, m, c, prev, prev2, win
+    cdef int64_t k
+    if res2 == 1 or r1 == NULL:
+        return
+    win = BLACK if res2 == 2 else WHITE
+    if start < 1:
+        start = 1
+    for i in range(start, nmv):
+        m = mv[i]
+        prev = mv[i - 1]
+        if m == PASS or prev == PASS:
+            continue
+        c = col[i]
+        k = (c - 1) * n + prev
+        if c == win:
+            r1[k] = <int16_t>m
+        elif r1[k] == m:
+            r1[k] = PASS
+        if i >= 2:
+            prev2 = mv[i - 2]
+            if prev2 != PASS:
+                k = ((c - 1) * n + prev2) * <int64_t>n + prev
+                if c == win:
+                    r2[k] = <int16_t>m
+                elif r2[k] == m:
+                    r2[k] = PASS
 
 # =============================================================================================
 # Selection policy: UCB1-Tuned + rating bonus over the open children (RAVE: the value blended
@@ -574,7 +699,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
                 bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
-                rave=0, rave_equiv=1000.0)
+                rave=0, rave_equiv=1000.0, lgrf=0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 
 
@@ -588,6 +713,7 @@ cdef class Search:
     cdef uint64_t seed
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
+    cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -614,8 +740,29 @@ cdef class Search:
 
     def __dealloc__(self):
         self._free_workers()
+        self._lgrf_free()
         free(self.t.pool)
         free(self.t.root)
+
+    cdef void _lgrf_free(self):
+        free(self.t.lgrf1)
+        free(self.t.lgrf2)
+        self.t.lgrf1 = NULL
+        self.t.lgrf2 = NULL
+        self.t.lgrf_npts = 0
+
+    cdef void _lgrf_tables(self) except *:
+        """Empty LGRF tables sized for the root's board, unless they exist already."""
+        cdef int n = self.t.root.npts
+        if self.t.lgrf1 != NULL and self.t.lgrf_npts == n:
+            return
+        self._lgrf_free()
+        self.t.lgrf1 = <int16_t*>calloc(2 * n, sizeof(int16_t))
+        self.t.lgrf2 = <int16_t*>calloc(2 * n * n, sizeof(int16_t))
+        if self.t.lgrf1 == NULL or self.t.lgrf2 == NULL:
+            self._lgrf_free()
+            raise MemoryError("no memory for the LGRF reply tables")
+        self.t.lgrf_npts = n
 
     cdef void _free_workers(self):
         cdef int i
@@ -717,6 +864,7 @@ cdef class Search:
         prm.maxmoves = p["maxmoves"]
         prm.rave = 1 if p["rave"] else 0
         prm.rave_equiv = p["rave_equiv"]
+        prm.lgrf = 1 if p["lgrf"] else 0
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
         for k in range(MAX_PTS + 2):
@@ -753,11 +901,108 @@ cdef class Search:
                 _keep_subtree(&self.t, node)
         elif node < 0:
             _tree_clear(&self.t)
+        # LGRF replies are kept across the moves of a game; another board size or a root
+        # earlier in the game than the last one (a new game, an undo) starts them afresh
+        if self.t.lgrf_npts and (board.b.npts != self.t.lgrf_npts or
+                                 board.b.nmoves < self.t.lgrf_nmoves):
+            self._lgrf_free()
+        self.t.lgrf_nmoves = board.b.nmoves
         board_copy(self.t.root, board.b)
         return self.t.pool[0].visits
 
     def clear(self):
         _tree_clear(&self.t)
+
+    # --- LGRF reply tables ---
+    @property
+    def check_rollouts(self):
+        """Debug level of the LGRF rollouts (from the next prepare/run): 1 counts every move
+        chosen that is occupied, illegal or an own eye; 2 also compares the gamma policy's
+        weights with a recomputation before each move it chooses. Counts: lgrf_stats()['bad']."""
+        return self._check
+
+    @check_rollouts.setter
+    def check_rollouts(self, int level):
+        self._check = level
+
+    def lgrf_clear(self):
+        """Forget every stored reply."""
+        self._lgrf_free()
+
+    def lgrf_stats(self):
+        """{'entries1', 'entries2' (stored replies), 'hits1', 'hits2' (rollout moves taken from
+        the tables in the last search), 'moves' (rollout moves chosen), 'bad' (check_rollouts)}."""
+        cdef int64_t e1 = 0, e2 = 0, k, n = self.t.lgrf_npts
+        cdef int i
+        if self.t.lgrf1 != NULL:
+            for k in range(2 * n):
+                e1 += self.t.lgrf1[k] != PASS
+            for k in range(2 * n * n):
+                e2 += self.t.lgrf2[k] != PASS
+        out = dict(entries1=e1, entries2=e2, hits1=0, hits2=0, moves=0, bad=0)
+        for i in range(self.nworkers):
+            out["hits1"] += self.workers[i].lg.hits1
+            out["hits2"] += self.workers[i].lg.hits2
+            out["moves"] += self.workers[i].lg.moves
+            out["bad"] += self.workers[i].lg.bad
+        return out
+
+    def lgrf_reply(self, int color, int prev, int prev2=PASS):
+        """(reply to prev2 then prev, reply to prev) stored for color (1 Black, 2 White);
+        PASS (0) for none."""
+        cdef int n = self.t.lgrf_npts
+        if color != BLACK and color != WHITE:
+            raise ValueError(f"color must be 1 (Black) or 2 (White), not {color}")
+        if self.t.lgrf1 == NULL:
+            return (PASS, PASS)
+        if not (0 <= prev < n and 0 <= prev2 < n):
+            raise ValueError(f"points must be in [0, {n}), not {prev2}, {prev}")
+        return (self.t.lgrf2[((color - 1) * n + prev2) * n + prev] if prev2 != PASS and prev != PASS
+                else PASS,
+                self.t.lgrf1[(color - 1) * n + prev] if prev != PASS else PASS)
+
+    def lgrf_choose(self, Board board, unsigned long long seed=1):
+        """The move worker 0's LGRF rollout policy picks on (a copy of) board, after prepare():
+        the stored reply when one applies, else the inner policy's move."""
+        cdef Board cp
+        cdef worker_t* w
+        cdef rng_t r
+        cdef int m
+        if self.nworkers == 0:
+            raise ValueError("prepare() first")
+        if board.b.npts != self.t.root.npts:
+            raise ValueError(f"board is {board.b.size}x{board.b.size}, the root {self.t.root.size}x{self.t.root.size}")
+        cp = board.copy()
+        w = &self.workers[0]
+        w.lg.r1 = self.t.lgrf1
+        w.lg.r2 = self.t.lgrf2
+        w.lg.npts = self.t.lgrf_npts
+        rng_seed(&r, seed)
+        with nogil:
+            w.lpol.setboard(w.lpol.ctx, cp.b)
+            m = w.lpol.choose(w.lpol.ctx, cp.b, &r)
+        return m
+
+    def lgrf_learn(self, moves, colors, int result, int start=1):
+        """Update the tables from one playout: moves (points, 0 = pass) played by colors (1/2),
+        result 2 Black won, 0 White won, 1 jigo; moves from index start on are learnt (the
+        earlier ones are context). Tables are made for the root's size (set_root first)."""
+        cdef int k, n = len(moves)
+        if self.t.root.size == 0:
+            raise ValueError("set_root() first")
+        if len(colors) != n or n > LSEQ_MAX:
+            raise ValueError(f"moves and colors must have the same length <= {LSEQ_MAX}")
+        if result not in (0, 1, 2):
+            raise ValueError(f"result must be 0, 1 or 2, not {result}")
+        self._lgrf_tables()
+        cdef int16_t[LSEQ_MAX] mv
+        cdef uint8_t[LSEQ_MAX] col
+        for k in range(n):
+            if not 0 <= moves[k] < self.t.lgrf_npts or colors[k] not in (BLACK, WHITE):
+                raise ValueError(f"bad move {moves[k]} or colour {colors[k]} at index {k}")
+            mv[k] = moves[k]
+            col[k] = colors[k]
+        _lgrf_update(self.t.lgrf1, self.t.lgrf2, self.t.lgrf_npts, mv, col, n, start, result)
 
     # --- running ---
     def prepare(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
@@ -786,6 +1031,12 @@ cdef class Search:
                 self._free_workers()
                 raise MemoryError("rollout policy could not be created")
             self.workers[i].has_pol = 1
+            _lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
+                       <gamma_policy_t*>self.workers[i].pol.ctx
+                       if self.maker.make == rollout_make_gamma else NULL)
+            self.workers[i].lg.check = self._check
+        if self.t.prm.lgrf:
+            self._lgrf_tables()
         self.t.root_no_pass = no_pass
         self.t.stop = 0
         self.t.issued = 0

@@ -305,3 +305,179 @@ def test_engine_rave_flag_reaches_the_tree():
         p.parse_args(["--rave", "maybe"])
     with pytest.raises(ValueError, match="rave-equiv"):
         EngineConfig.from_args(p.parse_args(["--rave-equiv", "0"]))
+
+
+# --- LGRF-2: last good reply with forgetting in the rollouts -------------------------------------
+B, W = 1, 2
+
+
+def _lgrf_search(size=9, rollouts="gamma", seed=1, **kw):
+    from gammago import gammas
+    table = gammas.load_default(size).table
+    s = Search(300000, seed=seed, lgrf=1, **kw)
+    s.use_gammas(table)
+    if rollouts == "gamma":
+        s.use_gamma_rollouts(table)
+    return s
+
+
+def test_lgrf_tables_fill_and_forget():
+    b = Board(9, 7)
+    s = Search(10000, seed=1)
+    s.set_root(b)
+    a, bb, c, d, e = (b.point(v) for v in ("C3", "D4", "E5", "F6", "G7"))
+    seq, cols = [a, bb, c, d], [B, W, B, W]
+    assert s.lgrf_reply(B, bb, a) == (0, 0)
+    # Black wins: Black's reply C3->D4->E5 is stored (to both keys), White's replies are not
+    s.lgrf_learn(seq, cols, 2)
+    assert s.lgrf_reply(B, bb, a) == (c, c)
+    assert s.lgrf_reply(W, a) == (0, 0) and s.lgrf_reply(W, c, bb) == (0, 0)
+    assert s.lgrf_stats()["entries1"] == 1 and s.lgrf_stats()["entries2"] == 1
+    # a jigo changes nothing
+    s.lgrf_learn(seq, cols, 1)
+    assert s.lgrf_reply(B, bb, a) == (c, c)
+    # Black loses after another reply (G7) to D4: the stored E5 is not that reply, so it stays
+    s.lgrf_learn([a, bb, e], [B, W, B], 0)
+    assert s.lgrf_reply(B, bb, a) == (c, c)
+    # White wins the first game's moves: White's replies are stored, Black's E5 is forgotten
+    s.lgrf_learn(seq, cols, 0)
+    assert s.lgrf_reply(B, bb, a) == (0, 0)
+    assert s.lgrf_reply(W, a) == (0, bb)              # no move before C3: no 2-move key
+    assert s.lgrf_reply(W, c, bb) == (d, d)
+    assert s.lgrf_reply(W, c) == (0, d)               # no entry for the pair (PASS, E5)
+    # winning again stores over whatever was there; passes are neither keys nor replies
+    s.lgrf_learn([a, bb, 0, c, d], [B, W, B, W, B], 2)
+    assert s.lgrf_reply(B, bb) == (0, 0) and s.lgrf_reply(B, c) == (0, d)
+    assert s.lgrf_reply(B, c, 0) == (0, d)
+    # moves before `start` are context only
+    s.lgrf_clear()
+    s.lgrf_learn([a, bb, c], [B, W, B], 0, start=2)
+    assert s.lgrf_reply(W, a) == (0, 0) and s.lgrf_stats()["entries1"] == 0
+    with pytest.raises(ValueError, match="same length"):
+        s.lgrf_learn([a, bb], [B], 2)
+    with pytest.raises(ValueError, match="bad move"):
+        s.lgrf_learn([a, 5000], [B, W], 2)
+    with pytest.raises(ValueError, match="result"):
+        s.lgrf_learn([a, bb], [B, W], 3)
+
+
+def test_lgrf_rollout_prefers_the_two_move_reply_and_checks_it():
+    b = Board(9, 7)
+    b.setup(["A2", "B1"], [])                  # A1: a true eye of Black's in the corner
+    b.play("D4")                                # Black
+    b.play("E5")                                # White; Black to move
+    s = _lgrf_search(rollouts="light")
+    s.set_root(b)
+    s.prepare(1, 1)
+    p = b.point
+    # a 1-move reply alone is played; a 2-move reply to (D4, E5) goes first
+    s.lgrf_learn([p("D4"), p("E5"), p("F6")], [B, W, B], 2)
+    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)      # r1[B][E5] = G7 now
+    assert s.lgrf_reply(B, p("E5"), p("D4")) == (p("F6"), p("G7"))
+    assert all(s.lgrf_choose(b, seed) == p("F6") for seed in range(20))
+    # an occupied 2-move reply falls back to the 1-move one
+    s.lgrf_clear()
+    s.lgrf_learn([p("D4"), p("E5"), p("D4")], [B, W, B], 2)
+    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
+    assert all(s.lgrf_choose(b, seed) == p("G7") for seed in range(20))
+    # an own true eye is never played: the inner policy picks (anything but A1, mostly other)
+    s.lgrf_clear()
+    s.lgrf_learn([p("C3"), p("E5"), p("A1")], [B, W, B], 2)
+    got = {s.lgrf_choose(b, seed) for seed in range(50)}
+    assert p("A1") not in got and len(got) > 10
+    assert s.lgrf_stats()["hits1"] + s.lgrf_stats()["hits2"] == 40
+
+
+@pytest.mark.parametrize("size", [9, 13])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("rollouts", ["light", "gamma"])
+def test_lgrf_rollouts_stay_legal_and_keep_gamma_weights_exact(size, threads, rollouts):
+    b = Board(size, 7)
+    b.play("E5")
+    s = _lgrf_search(size, rollouts)
+    # 1: every rollout move chosen is empty, legal and no own eye; 2: the gamma policy's
+    # incremental weights equal a recomputation before every move it chooses
+    s.check_rollouts = 2
+    s.set_root(b)
+    s.run(threads, 1500 if size == 9 else 600)
+    st = s.lgrf_stats()
+    assert st["bad"] == 0
+    assert st["hits1"] > 0.05 * st["moves"] and st["hits2"] > 0.05 * st["moves"]
+    assert st["entries1"] > 0 and st["entries2"] > 0
+
+
+def test_lgrf_tables_live_through_a_game_and_are_dropped_after_it():
+    b = Board(9, 7)
+    b.play("E5")
+    s = _lgrf_search(seed=3)
+    s.set_root(b)
+    s.run(1, 500)
+    n1 = s.lgrf_stats()["entries2"]
+    assert n1 > 0
+    b.play("E3")
+    s.set_root(b, [b.point("E3")])            # the next move of the same game: kept
+    assert s.lgrf_stats()["entries2"] == n1
+    s.set_root(b, None)                        # a fresh tree in the same game: kept too
+    assert s.lgrf_stats()["entries2"] == n1
+    s.set_root(Board(9, 7))                    # a new game (fewer moves): dropped
+    assert s.lgrf_stats()["entries2"] == 0
+    s.run(1, 300)
+    assert s.lgrf_stats()["entries2"] > 0
+    s.set_root(Board(13, 7))                   # another size: dropped, remade by the search
+    assert s.lgrf_stats()["entries2"] == 0
+    s.run(1, 300)
+    assert s.lgrf_stats()["entries2"] > 0
+    off = _lgrf_search(seed=3)
+    off.configure(lgrf=0)
+    off.set_root(b)
+    off.run(1, 300)
+    assert off.lgrf_stats() == dict(entries1=0, entries2=0, hits1=0, hits2=0, moves=0, bad=0)
+
+
+def test_lgrf_search_is_reproducible_and_differs_from_plain():
+    b = Board(9, 7)
+    b.play("E5")
+    stats = []
+    for lgrf in (1, 1, 0):
+        s = _lgrf_search(seed=4)
+        s.configure(lgrf=lgrf)
+        s.set_root(b)
+        s.run(1, 1500)
+        stats.append(sorted(_children(s).items()))
+    assert stats[0] == stats[1]
+    assert stats[0] != stats[2]
+
+
+def test_engine_lgrf_flag_reaches_the_tree():
+    import argparse
+    from gammago.engine import EngineConfig, Engine
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--lgrf", "on", "--playouts", "300", "--mode", "rollouts"]))
+    assert cfg.lgrf is True
+    e = Engine(cfg)
+    e.new_game(9, 7)
+    assert e.search.params["lgrf"] == 1
+    assert e.genmove("b") not in ("pass", "resign")
+    st = e.search.lgrf_stats()
+    assert st["hits1"] + st["hits2"] > 0 and st["entries1"] > 0
+    assert EngineConfig.from_args(p.parse_args([])).lgrf is False
+    with pytest.raises(SystemExit):
+        p.parse_args(["--lgrf", "maybe"])
+
+
+# the tactics of tests/test_engine.py, with LGRF on
+@pytest.mark.parametrize("seed", [1, 2])
+def test_lgrf_engine_tactics(seed):
+    from test_engine import CAPTURE as CAP, SAVE, LADDER_WHITE, position
+    kw = dict(lgrf=True, mode="rollouts", seed=seed)
+    assert position(*CAP, "b", playouts=1000, **kw).genmove("b") == "G5"
+    assert position(*CAP, "w", playouts=1000, **kw).genmove("w") == "G4"
+    assert position(*SAVE, "b", playouts=1000, **kw).genmove("b") == "G5"
+    assert position(["D4"], LADDER_WHITE, "b", playouts=2000, **kw).genmove("b") != "E4"
+    e = position(["D4", "G7"], LADDER_WHITE, "b", playouts=2000, **kw)
+    e.reg_genmove("b")
+    info = {d["move"]: d for d in e.last_infos}
+    assert "E4" in info and info["E4"]["visits"] >= 20
+    if seed == 1:
+        assert position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000, **kw).genmove("w") == "D5"

@@ -16,12 +16,13 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
-                               G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1,
+                               G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
 
 cdef extern from *:
     int _ctz64 "__builtin_ctzll"(unsigned long long) nogil
     int _ctz32 "__builtin_ctz"(unsigned int) nogil
+    int _popcount64 "__builtin_popcountll"(unsigned long long) nogil
 
 # Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller:
 # looser row bounds for far points and more rejections. With the trained gammas 2 costs the
@@ -215,11 +216,61 @@ for _k in range(256):
     NE_TAB[_k] = (((_k & 3) == 0) + (((_k >> 2) & 3) == 0) + (((_k >> 4) & 3) == 0) +
                   (((_k >> 6) & 3) == 0))
 
+cdef double _weight_tight(gamma_policy_t* g, const board_t* b, int c, int p, uint32_t code, int ne,
+                          int asize, const int* heads, int nh) noexcept nogil:
+    """_weight of an empty point with no string in atari next to it, at most one empty
+    neighbour and no string of c with 3+ liberties next to it: every string of c next to p
+    (heads[0..nh-1], repeats possible) has exactly 2 liberties, nothing can be captured and
+    nothing extends out of atari. The tactical features left are self-atari (the new string's
+    liberties: the empty neighbour and the strings' liberties other than p, as a union of
+    bitsets) and atari (asize: the largest opponent string with 2 liberties next to p). The same
+    result as feat_tactics and board_is_legal, without them."""
+    cdef int i, j, wd, nw = b.nwords, n = 0, e, k, newsize = 1
+    cdef uint64_t x
+    cdef double wt
+    for wd in range(nw):
+        x = 0
+        for i in range(nh):
+            x |= b.libs[heads[i] * nw + wd]
+        n += _popcount64(x)
+    if nh:
+        n -= 1                  # p, a liberty of each of them
+    if ne == 1:
+        k = _ctz32(~((code & 0x55) | ((code >> 1) & 0x55)) & 0x55) >> 1
+        e = p + b.off[k]
+        for i in range(nh):
+            if lib_has(b, heads[i], e):
+                break
+        else:
+            n += 1
+    if n == 0 or p == b.ko:
+        return 0                # suicide (nothing to capture), or ko
+    if ne == 0 and board_is_eye(b, p, c):
+        return 0
+    wt = _pat_gamma(g, b, p, c) * g.edge_g[p]
+    if n == 1:
+        # self-atari (features.pxd: 1 string of 1-2 stones, 2 larger)
+        for i in range(nh):
+            for j in range(i):
+                if heads[j] == heads[i]:
+                    break
+            else:
+                newsize += b.ssize[heads[i]]
+        wt *= g.gamma[FB_SELFATARI + (1 if newsize <= 2 else 2)]
+    if asize:
+        if not (g.flags[c][p] & F_K):
+            g.flags[c][p] |= F_K
+            g.klist[c][g.nk[c]] = p
+            g.nk[c] += 1
+        wt *= g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)]
+    return wt
+
 cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
     """base[c][p] from the features (c is the side to move); the slow path records whether the
     result used the last move (L) or has an atari feature (K, whose level depends on the ko
     flag)."""
-    cdef int k, ne, own3, asize, h
+    cdef int k, ne, own3, asize, h, nh = 0
+    cdef int heads[4]
     cdef uint32_t code, lo, hi, om, xm
     if b.color[p] != EMPTY:
         return 0
@@ -247,9 +298,12 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
                 while om:
                     k = _ctz32(om) >> 1
                     om &= om - 1
-                    if b.nlibs[b.head[p + b.off[k]]] >= 3:
+                    h = b.head[p + b.off[k]]
+                    if b.nlibs[h] >= 3:
                         own3 = 1
                         break
+                    heads[nh] = h
+                    nh += 1
             while xm:
                 k = _ctz32(xm) >> 1
                 xm &= xm - 1
@@ -270,6 +324,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
                 g.nk[c] += 1
             return (_pat_gamma(g, b, p, c) * g.edge_g[p] *
                     g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)])
+        return _weight_tight(g, b, c, p, code, ne, asize, heads, nh)
     if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
         return _slow_weight(g, b, c, p)
     return 0

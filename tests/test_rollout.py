@@ -72,6 +72,53 @@ def test_selfcheck_whole_playouts(size, games, uniform):
         assert n > games * size  # playouts really ran
 
 
+def _tight_points(b):
+    """The empty points whose weight rollout's _weight_tight computes (no string in atari next
+    to them, at most one empty neighbour, no string of the side to move with 3+ liberties next
+    to them), with the liberty count of the string the move would make (0: suicide, 1:
+    self-atari), from the Board's own liberty lists."""
+    size, W = b.size, b.size + 2
+    me = b.to_move
+    out = {}
+    for p in range(W * W):
+        if not (1 <= p // W <= size and 1 <= p % W <= size):
+            continue
+        v = b.vertex(p)
+        if b.color_at(v) != ".":
+            continue
+        nbrs = [b.vertex(q) for q in (p - W, p + 1, p + W, p - 1)
+                if 1 <= q // W <= size and 1 <= q % W <= size]
+        stones = [n for n in nbrs if b.color_at(n) != "."]
+        empties = [n for n in nbrs if b.color_at(n) == "."]
+        if len(empties) >= 2 or any(len(b.liberties(n)) == 1 for n in stones):
+            continue
+        own = [n for n in stones if b.color_at(n) == me]
+        if any(len(b.liberties(n)) >= 3 for n in own):
+            continue
+        libs = set(empties).union(*(b.liberties(n) for n in own)) - {v}
+        out[v] = len(libs)
+    return out
+
+
+def test_tight_points_weighed_without_feat_tactics():
+    """The points weighed without feat_tactics (suicides, self-ataris through shared
+    liberties, eyes, ataris) match move_features in crowded random positions; each kind occurs."""
+    kinds = {0: 0, 1: 0, 2: 0}
+    for size, nmoves, seed in [(9, 60, 1), (9, 80, 2), (9, 100, 3), (13, 150, 4), (13, 200, 5),
+                               (19, 300, 6)]:
+        for extra in range(6):
+            b = random_position(size, nmoves + extra, seed * 100 + extra)
+            gp = rollout.GammaPolicy(random_table(seed, 1.5))
+            gp.reset(b)
+            gp.check(b)
+            probs = gp.probabilities(b)
+            for v, n in _tight_points(b).items():
+                kinds[min(n, 2)] += 1
+                if n == 0:
+                    assert probs[b.point(v)] == 0, f"suicide {v} has a weight"
+    assert kinds[0] >= 5 and kinds[1] >= 20 and kinds[2] >= 20, kinds
+
+
 def test_check_detects_stale_weights():
     """The checker is not vacuous: a move the policy was not told about is caught."""
     gp = rollout.GammaPolicy(random_table(3))

@@ -217,16 +217,19 @@ for _k in range(256):
                   (((_k >> 6) & 3) == 0))
 
 cdef double _weight_tight(gamma_policy_t* g, const board_t* b, int c, int p, uint32_t code, int ne,
-                          int asize, const int* heads, int nh) noexcept nogil:
-    """_weight of an empty point with no string in atari next to it, at most one empty
-    neighbour and no string of c with 3+ liberties next to it: every string of c next to p
-    (heads[0..nh-1], repeats possible) has exactly 2 liberties, nothing can be captured and
-    nothing extends out of atari. The tactical features left are self-atari (the new string's
-    liberties: the empty neighbour and the strings' liberties other than p, as a union of
-    bitsets) and atari (asize: the largest opponent string with 2 liberties next to p). The same
-    result as feat_tactics and board_is_legal, without them."""
-    cdef int i, j, wd, nw = b.nwords, n = 0, e, k, newsize = 1
+                          int asize, const int* heads, int nh, uint32_t own_atari) noexcept nogil:
+    """_weight of an empty point next to no opponent string in atari (nothing can be captured)
+    that is either next to a string of c in atari (own_atari: their fields, bit k for field k)
+    or has at most one empty neighbour and no string of c with 3+ liberties next to it.
+    heads[0..nh-1]: the strings of c next to p (repeats possible). The tactical features are
+    extension (out of atari, the new string keeping 2+ liberties), self-atari (one liberty
+    left) and atari (asize: the largest opponent string with 2 liberties next to p); the new
+    string's liberties are the empty neighbours and the strings' liberties other than p, as a
+    union of bitsets. The same result as feat_tactics and board_is_legal, without them."""
+    cdef int i, j, wd, nw = b.nwords, n = 0, e, k, newsize = 1, lv, last = b.last, r, h
+    cdef int ext_new = 0
     cdef uint64_t x
+    cdef uint32_t em
     cdef double wt
     for wd in range(nw):
         x = 0
@@ -235,8 +238,10 @@ cdef double _weight_tight(gamma_policy_t* g, const board_t* b, int c, int p, uin
         n += _popcount64(x)
     if nh:
         n -= 1                  # p, a liberty of each of them
-    if ne == 1:
-        k = _ctz32(~((code & 0x55) | ((code >> 1) & 0x55)) & 0x55) >> 1
+    em = ~((code & 0x55) | ((code >> 1) & 0x55)) & 0x55     # the empty neighbours' fields
+    while em:
+        k = _ctz32(em) >> 1
+        em &= em - 1
         e = p + b.off[k]
         for i in range(nh):
             if lib_has(b, heads[i], e):
@@ -248,6 +253,23 @@ cdef double _weight_tight(gamma_policy_t* g, const board_t* b, int c, int p, uin
     if ne == 0 and board_is_eye(b, p, c):
         return 0
     wt = _pat_gamma(g, b, p, c) * g.edge_g[p]
+    if own_atari and n >= 2:
+        # extension (features.pxd: 1 + 2*old + (libs >= 3); old = 0 when the last move touches
+        # a string in atari that p joins: then the weight used the last move, the L list)
+        if last != PASS:
+            while own_atari:
+                h = b.head[p + b.off[_ctz32(own_atari)]]
+                own_atari &= own_atari - 1
+                for k in range(4):
+                    r = last + b.off[k]
+                    if (b.color[r] == BLACK or b.color[r] == WHITE) and b.head[r] == h:
+                        ext_new = 1
+        lv = 1 + (0 if ext_new else 2) + (1 if n >= 3 else 0)
+        wt *= g.gamma[FB_EXTENSION + lv]
+        if ext_new and not (g.flags[c][p] & F_L):
+            g.flags[c][p] |= F_L
+            g.llist[c][g.nl[c]] = p
+            g.nl[c] += 1
     if n == 1:
         # self-atari (features.pxd: 1 string of 1-2 stones, 2 larger)
         for i in range(nh):
@@ -271,7 +293,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
     flag)."""
     cdef int k, ne, own3, asize, h, nh = 0
     cdef int heads[4]
-    cdef uint32_t code, lo, hi, om, xm
+    cdef uint32_t code, lo, hi, om, xm, am, xk
     if b.color[p] != EMPTY:
         return 0
     code = b.code[p]
@@ -324,7 +346,33 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
                 g.nk[c] += 1
             return (_pat_gamma(g, b, p, c) * g.edge_g[p] *
                     g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)])
-        return _weight_tight(g, b, c, p, code, ne, asize, heads, nh)
+        return _weight_tight(g, b, c, p, code, ne, asize, heads, nh, 0)
+    # strings in atari next to p, but none of the opponent's (nothing to capture): extensions
+    lo = code & 0x55
+    hi = (code >> 1) & 0x55
+    if c == BLACK:
+        om = lo & ~hi
+        xm = hi & ~lo
+    else:
+        om = hi & ~lo
+        xm = lo & ~hi
+    am = (code >> CODE_ATARI_SHIFT) & 0xF
+    xk = (xm & 1) | ((xm >> 1) & 2) | ((xm >> 2) & 4) | ((xm >> 3) & 8)
+    if (am & xk) == 0:
+        ne = NE_TAB[code & 0xFF]
+        asize = 0
+        while xm:
+            k = _ctz32(xm) >> 1
+            xm &= xm - 1
+            h = b.head[p + b.off[k]]
+            if b.nlibs[h] == 2 and b.ssize[h] > asize:
+                asize = b.ssize[h]
+        while om:
+            k = _ctz32(om) >> 1
+            om &= om - 1
+            heads[nh] = b.head[p + b.off[k]]
+            nh += 1
+        return _weight_tight(g, b, c, p, code, ne, asize, heads, nh, am)
     if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
         return _slow_weight(g, b, c, p)
     return 0

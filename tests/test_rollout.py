@@ -73,10 +73,12 @@ def test_selfcheck_whole_playouts(size, games, uniform):
 
 
 def _tight_points(b):
-    """The empty points whose weight rollout's _weight_tight computes (no string in atari next
-    to them, at most one empty neighbour, no string of the side to move with 3+ liberties next
-    to them), with the liberty count of the string the move would make (0: suicide, 1:
-    self-atari), from the Board's own liberty lists."""
+    """The empty points whose weight rollout's _weight_tight computes (no opponent string in
+    atari next to them, and either a string of the side to move in atari next to them, or at
+    most one empty neighbour and no string of the side to move with 3+ liberties next to them),
+    with the liberty count of the string the move would make (0: suicide, 1: self-atari) and
+    whether it joins a string in atari (an extension when 2+ liberties are left), from the
+    Board's own liberty lists."""
     size, W = b.size, b.size + 2
     me = b.to_move
     out = {}
@@ -90,20 +92,22 @@ def _tight_points(b):
                 if 1 <= q // W <= size and 1 <= q % W <= size]
         stones = [n for n in nbrs if b.color_at(n) != "."]
         empties = [n for n in nbrs if b.color_at(n) == "."]
-        if len(empties) >= 2 or any(len(b.liberties(n)) == 1 for n in stones):
-            continue
         own = [n for n in stones if b.color_at(n) == me]
-        if any(len(b.liberties(n)) >= 3 for n in own):
+        if any(len(b.liberties(n)) == 1 for n in stones if n not in own):
+            continue
+        in_atari = any(len(b.liberties(n)) == 1 for n in own)
+        if not in_atari and (len(empties) >= 2 or any(len(b.liberties(n)) >= 3 for n in own)):
             continue
         libs = set(empties).union(*(b.liberties(n) for n in own)) - {v}
-        out[v] = len(libs)
+        out[v] = (len(libs), in_atari)
     return out
 
 
 def test_tight_points_weighed_without_feat_tactics():
     """The points weighed without feat_tactics (suicides, self-ataris through shared
-    liberties, eyes, ataris) match move_features in crowded random positions; each kind occurs."""
-    kinds = {0: 0, 1: 0, 2: 0}
+    liberties, extensions out of atari, eyes, ataris) match move_features in crowded random
+    positions; each kind occurs."""
+    kinds = {0: 0, 1: 0, 2: 0, "extension": 0}
     for size, nmoves, seed in [(9, 60, 1), (9, 80, 2), (9, 100, 3), (13, 150, 4), (13, 200, 5),
                                (19, 300, 6)]:
         for extra in range(6):
@@ -112,11 +116,13 @@ def test_tight_points_weighed_without_feat_tactics():
             gp.reset(b)
             gp.check(b)
             probs = gp.probabilities(b)
-            for v, n in _tight_points(b).items():
+            for v, (n, in_atari) in _tight_points(b).items():
                 kinds[min(n, 2)] += 1
+                kinds["extension"] += in_atari and n >= 2
                 if n == 0:
                     assert probs[b.point(v)] == 0, f"suicide {v} has a weight"
-    assert kinds[0] >= 5 and kinds[1] >= 20 and kinds[2] >= 20, kinds
+    assert (kinds[0] >= 5 and kinds[1] >= 20 and kinds[2] >= 20 and
+            kinds["extension"] >= 10), kinds
 
 
 def test_check_detects_stale_weights():

@@ -68,8 +68,9 @@ ctypedef struct params_t:
 #   r1[(c-1)*npts + prev]                 the reply of colour c to the previous move prev
 #   r2[((c-1)*npts + prev2)*npts + prev]  ... to the previous two moves prev2, prev
 # PASS (0) means no entry; keys and replies are never PASS. Before asking the inner policy,
-# choose() plays the r2 reply, else the r1 reply, when it is empty, legal (simple ko, no suicide)
-# and not an own true eye. played() passes every move to the inner policy; for the gamma policy
+# choose() plays the r2 reply, else the r1 reply, when it is empty, legal (simple ko, no suicide),
+# not an own true eye and no self-atari, unless the last move is in atari or put a string of the
+# side to move in atari (then the policy answers: it rates captures and escapes). played() passes every move to the inner policy; for the gamma policy
 # a move the inner policy did not choose is announced first by gamma_policy_premove, so its
 # incremental weights stay exact.
 ctypedef struct lgrf_t:

@@ -181,6 +181,26 @@ cdef inline void _set_all_full(gamma_policy_t* g) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Weights
 # ---------------------------------------------------------------------------------------------
+cdef inline void _mark_k(gamma_policy_t* g, int c, int p) noexcept nogil:
+    """Put p on colour c's K list: its weight has an atari feature, whose level depends on the
+    ko flag (recomputed when the flag changes)."""
+    if not (g.flags[c][p] & F_K):
+        g.flags[c][p] |= F_K
+        g.klist[c][g.nk[c]] = p
+        g.nk[c] += 1
+
+cdef inline void _side_fields(uint32_t code, int c, uint32_t* om, uint32_t* xm) noexcept nogil:
+    """The 4 orthogonal neighbours in a 3x3 code: bit 2k of om (xm) set when field k holds a
+    stone of c (of the opponent). In the code, bit 2k of lo (hi) is set for a black (white)
+    stone; a border field sets both, so it is in neither mask."""
+    cdef uint32_t lo = code & 0x55, hi = (code >> 1) & 0x55
+    if c == BLACK:
+        om[0] = lo & ~hi
+        xm[0] = hi & ~lo
+    else:
+        om[0] = hi & ~lo
+        xm[0] = lo & ~hi
+
 cdef double _slow_weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
     """The base weight of a legal, non-eye point through feat_tactics (and the L/K lists)."""
     cdef int32_t ids[NGROUPS]
@@ -196,10 +216,8 @@ cdef double _slow_weight(gamma_policy_t* g, const board_t* b, int c, int p) noex
             g.flags[c][p] |= F_L
             g.llist[c][g.nl[c]] = p
             g.nl[c] += 1
-    if ids[G_ATARI] != FB_ATARI and not (g.flags[c][p] & F_K):
-        g.flags[c][p] |= F_K
-        g.klist[c][g.nk[c]] = p
-        g.nk[c] += 1
+    if ids[G_ATARI] != FB_ATARI:
+        _mark_k(g, c, p)
     g.n_slow += 1
     return w
 
@@ -280,10 +298,7 @@ cdef double _weight_tight(gamma_policy_t* g, const board_t* b, int c, int p, uin
                 newsize += b.ssize[heads[i]]
         wt *= g.gamma[FB_SELFATARI + (1 if newsize <= 2 else 2)]
     if asize:
-        if not (g.flags[c][p] & F_K):
-            g.flags[c][p] |= F_K
-            g.klist[c][g.nk[c]] = p
-            g.nk[c] += 1
+        _mark_k(g, c, p)
         wt *= g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)]
     return wt
 
@@ -293,7 +308,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
     flag)."""
     cdef int k, ne, own3, asize, h, nh = 0
     cdef int heads[4]
-    cdef uint32_t code, lo, hi, om, xm, am, xk
+    cdef uint32_t code, om, xm, am, xk
     if b.color[p] != EMPTY:
         return 0
     code = b.code[p]
@@ -306,16 +321,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
         own3 = 0
         asize = 0
         if ne < 4:
-            # fields of the 4 orthogonal neighbours: bit 2k set for a black (white) stone in
-            # lo (hi); a border field sets both
-            lo = code & 0x55
-            hi = (code >> 1) & 0x55
-            if c == BLACK:
-                om = lo & ~hi
-                xm = hi & ~lo
-            else:
-                om = hi & ~lo
-                xm = lo & ~hi
+            _side_fields(code, c, &om, &xm)
             if ne < 2:
                 while om:
                     k = _ctz32(om) >> 1
@@ -340,22 +346,12 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
                 return _pat_gamma(g, b, p, c) * g.edge_g[p]
             # only the atari feature (features.pxd: 1 + 2*(ko on the board) + (2+ stones)),
             # whose level depends on the ko flag: the K list
-            if not (g.flags[c][p] & F_K):
-                g.flags[c][p] |= F_K
-                g.klist[c][g.nk[c]] = p
-                g.nk[c] += 1
+            _mark_k(g, c, p)
             return (_pat_gamma(g, b, p, c) * g.edge_g[p] *
                     g.gamma[FB_ATARI + 1 + (2 if b.ko != PASS else 0) + (1 if asize >= 2 else 0)])
         return _weight_tight(g, b, c, p, code, ne, asize, heads, nh, 0)
     # strings in atari next to p, but none of the opponent's (nothing to capture): extensions
-    lo = code & 0x55
-    hi = (code >> 1) & 0x55
-    if c == BLACK:
-        om = lo & ~hi
-        xm = hi & ~lo
-    else:
-        om = hi & ~lo
-        xm = lo & ~hi
+    _side_fields(code, c, &om, &xm)
     am = (code >> CODE_ATARI_SHIFT) & 0xF
     xk = (xm & 1) | ((xm >> 1) & 2) | ((xm >> 2) & 4) | ((xm >> 3) & 8)
     if (am & xk) == 0:

@@ -409,30 +409,20 @@ def test_lgrf_rollout_leaves_tactics_to_the_policy_and_plays_no_self_atari():
     assert _hits(s) == 0
     s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)    # a safe reply is played
     assert all(s.lgrf_choose(b, seed) == p("G7") for seed in range(20)) and _hits(s) == 20
-    # White's E5 puts Black's E6 in atari: the policy answers, not the stored G7
-    b = Board(9, 7)
-    b.setup(["E6", "A1"], ["D6", "F6"])
-    b.to_move = "w"
-    b.play("E5")
-    s = _lgrf_search(rollouts="light")
-    s.set_root(b)
-    s.prepare(1, 1)
-    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
-    for seed in range(20):
-        s.lgrf_choose(b, seed)
-    assert _hits(s) == 0
-    # White's E5 is itself in atari (Black can capture at E4): the policy answers too
-    b = Board(9, 7)
-    b.setup(["D5", "F5", "E6", "A1"], [])
-    b.to_move = "w"
-    b.play("E5")
-    s = _lgrf_search(rollouts="light")
-    s.set_root(b)
-    s.prepare(1, 1)
-    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
-    for seed in range(20):
-        s.lgrf_choose(b, seed)
-    assert _hits(s) == 0
+    # White's E5 puts Black's E6 in atari, or is itself in atari (Black can capture at E4):
+    # the policy answers, not the stored G7
+    for black, white in ((["E6", "A1"], ["D6", "F6"]), (["D5", "F5", "E6", "A1"], [])):
+        b = Board(9, 7)
+        b.setup(black, white)
+        b.to_move = "w"
+        b.play("E5")
+        s = _lgrf_search(rollouts="light")
+        s.set_root(b)
+        s.prepare(1, 1)
+        s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
+        for seed in range(20):
+            s.lgrf_choose(b, seed)
+        assert _hits(s) == 0, (black, white)
 
 
 @pytest.mark.parametrize("size", [9, 13])

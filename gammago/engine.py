@@ -386,8 +386,10 @@ class Engine:
                 self._net_failed = str(exc)
                 log.warning("--mode auto: %s; rollouts only", exc)
                 want_net = False
-        self.search = self._root_search if want_net else self._tree_search
-        log.info("mode %s on %dx%d", self.mode, size, size)
+        new = self._root_search if want_net else self._tree_search
+        if new is not self.search or not hasattr(self, "board"):
+            log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
+        self.search = new
 
     # --- game state ---
     def new_game(self, size, komi):

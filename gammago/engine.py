@@ -43,8 +43,9 @@ LGRF = False                 # Last-Good-Reply-with-Forgetting in the rollouts (
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
-                             # (19x19: net-root +585 Elo over rollouts at equal time; 9x9: +0,
-                             # and 61.5% against 71.5% vs GNU Go; BENCHMARKS "Net")
+                             # (net-root over rollouts at equal time: 19x19 +585 Elo, 13x13
+                             # +232, 9x9 +0; vs GNU Go on 9x9 60.0% against 71.5-75.5%;
+                             # BENCHMARKS "Net")
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -338,17 +339,19 @@ class Engine:
     def _use_net(self):
         """Load the net (NetError, a ValueError, names the file and the problem); in net-root
         mode the search becomes gammago.net.RootSearch: PUCT on net priors at the root, one UCT
-        tree per root child below it."""
+        tree per root child below it (--mode auto keeps it for the boards that use it)."""
         from gammago import net as _net
         cfg = self.config
         self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
                              threads=cfg.threads)
         if cfg.mode in ("net-root", "auto"):
             per_child = max(1000, cfg.max_nodes // cfg.net_children)
-            self.search = self._root_search = _net.RootSearch(
+            self._root_search = _net.RootSearch(
                 self.net, lambda: _tree.Search(per_child, seed=cfg.seed,
                                                **cfg.tree_params(self.board.size)),
                 lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct)
+            if cfg.mode == "net-root":
+                self.search = self._root_search
 
     def _policy_move(self, c, emit=None):
         """--mode net-policy / gamma-policy: the policy's favourite legal move, no search."""
@@ -387,7 +390,7 @@ class Engine:
                 log.warning("--mode auto: %s; rollouts only", exc)
                 want_net = False
         new = self._root_search if want_net else self._tree_search
-        if new is not self.search or not hasattr(self, "board"):
+        if new is not self.search:
             log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
         self.search = new
 

@@ -201,6 +201,18 @@ cdef inline void _side_fields(uint32_t code, int c, uint32_t* om, uint32_t* xm) 
         om[0] = hi & ~lo
         xm[0] = lo & ~hi
 
+cdef inline int _atari_size(const board_t* b, int p, uint32_t xm) noexcept nogil:
+    """The largest opponent string with exactly 2 liberties among p's neighbours in the fields
+    xm (_side_fields): what playing p puts in atari; 0 when none."""
+    cdef int k, h, asize = 0
+    while xm:
+        k = _ctz32(xm) >> 1
+        xm &= xm - 1
+        h = b.head[p + b.off[k]]
+        if b.nlibs[h] == 2 and b.ssize[h] > asize:
+            asize = b.ssize[h]
+    return asize
+
 cdef double _slow_weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:
     """The base weight of a legal, non-eye point through feat_tactics (and the L/K lists)."""
     cdef int32_t ids[NGROUPS]
@@ -332,12 +344,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
                         break
                     heads[nh] = h
                     nh += 1
-            while xm:
-                k = _ctz32(xm) >> 1
-                xm &= xm - 1
-                h = b.head[p + b.off[k]]
-                if b.nlibs[h] == 2 and b.ssize[h] > asize:
-                    asize = b.ssize[h]
+            asize = _atari_size(b, p, xm)
         if ne >= 2 or own3:
             # legal but for ko, never an eye with an empty neighbour, no self-atari
             if p == b.ko or not (ne or not board_is_eye(b, p, c)):
@@ -356,13 +363,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
     xk = (xm & 1) | ((xm >> 1) & 2) | ((xm >> 2) & 4) | ((xm >> 3) & 8)
     if (am & xk) == 0:
         ne = NE_TAB[code & 0xFF]
-        asize = 0
-        while xm:
-            k = _ctz32(xm) >> 1
-            xm &= xm - 1
-            h = b.head[p + b.off[k]]
-            if b.nlibs[h] == 2 and b.ssize[h] > asize:
-                asize = b.ssize[h]
+        asize = _atari_size(b, p, xm)
         while om:
             k = _ctz32(om) >> 1
             om &= om - 1

@@ -520,6 +520,14 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
 # =============================================================================================
 # Rollouts: Last-Good-Reply-with-Forgetting (LGRF-2; the tables and the wrapper: tree.pxd)
 # =============================================================================================
+cdef inline int64_t _lg1(int n, int c, int prev) noexcept nogil:
+    """Index in the 1-move reply table (2 x n): colour c's reply to prev."""
+    return (c - 1) * <int64_t>n + prev
+
+cdef inline int64_t _lg2(int n, int c, int prev2, int prev) noexcept nogil:
+    """Index in the 2-move reply table (2 x n x n): colour c's reply to prev2 then prev."""
+    return ((c - 1) * <int64_t>n + prev2) * n + prev
+
 cdef inline bint _lgrf_ok(const board_t* b, int m, int c) noexcept nogil:
     return b.color[m] == EMPTY and not board_is_eye(b, m, c) and board_is_legal(b, m, c)
 
@@ -571,11 +579,11 @@ cdef int _lgrf_reply(lgrf_t* g, const board_t* b) noexcept nogil:
         if b.color[q] == c and b.nlibs[b.head[q]] == 1:
             return PASS
     if prev2 != PASS:
-        m = g.r2[((c - 1) * n + prev2) * n + prev]
+        m = g.r2[_lg2(n, c, prev2, prev)]
         if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
             g.hits2 += 1
             return m
-    m = g.r1[(c - 1) * n + prev]
+    m = g.r1[_lg1(n, c, prev)]
     if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
         g.hits1 += 1
         return m
@@ -634,7 +642,7 @@ cdef void _lgrf_update(int16_t* r1, int16_t* r2, int n, const int16_t* mv, const
         if m == PASS or prev == PASS:
             continue
         c = col[i]
-        k = (c - 1) * n + prev
+        k = _lg1(n, c, prev)
         if c == win:
             r1[k] = <int16_t>m
         elif r1[k] == m:
@@ -642,7 +650,7 @@ cdef void _lgrf_update(int16_t* r1, int16_t* r2, int n, const int16_t* mv, const
         if i >= 2:
             prev2 = mv[i - 2]
             if prev2 != PASS:
-                k = ((c - 1) * n + prev2) * <int64_t>n + prev
+                k = _lg2(n, c, prev2, prev)
                 if c == win:
                     r2[k] = <int16_t>m
                 elif r2[k] == m:
@@ -989,9 +997,9 @@ cdef class Search:
             return (PASS, PASS)
         if not (0 <= prev < n and 0 <= prev2 < n):
             raise ValueError(f"points must be in [0, {n}), not {prev2}, {prev}")
-        return (self.t.lgrf2[((color - 1) * n + prev2) * n + prev] if prev2 != PASS and prev != PASS
+        return (self.t.lgrf2[_lg2(n, color, prev2, prev)] if prev2 != PASS and prev != PASS
                 else PASS,
-                self.t.lgrf1[(color - 1) * n + prev] if prev != PASS else PASS)
+                self.t.lgrf1[_lg1(n, color, prev)] if prev != PASS else PASS)
 
     def lgrf_choose(self, Board board, unsigned long long seed=1):
         """The move worker 0's LGRF rollout policy picks on (a copy of) board, after prepare():

@@ -33,6 +33,7 @@ ctypedef struct node_t:
     int16_t nchildren
     int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
     uint8_t state        # NODE_*
+    uint8_t widening     # criticality widening: 1 while a thread picks the next child to open
     int32_t amaf_visits  # RAVE/AMAF: playouts below the parent in which the parent's mover
     int32_t amaf_wins2   # played this point first (before the opponent), and 2 x their wins
 
@@ -62,6 +63,8 @@ ctypedef struct params_t:
     int rave                 # gather AMAF statistics and blend them into selection (RAVE)
     double rave_equiv        # RAVE schedule beta = na / (na + n + n * na / rave_equiv)
     int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
+    double crit              # progressive widening opens the unopened child with the highest
+                             # rating + crit * criticality of its point (0: rating order)
 
 # LGRF-2 (Baier & Drake, "The Power of Forgetting", IEEE TCIAIG 2010): a policy_t that wraps a
 # worker's rollout policy. Reply tables (shared by the tree's threads, owned by tree_t):
@@ -102,6 +105,14 @@ ctypedef struct worker_t:
     policy_t lpol            # ... and the wrapper itself
     int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout
     uint8_t lcol[LSEQ_MAX]   # ... and the colour that played each
+    # criticality (Coulom 2009), gathered when params_t.crit > 0: over this worker's playouts,
+    # how often Black / White owned each point at the end, 2 x how often the winner owned it
+    # (a jigo counts 1 for an owned point), and 2 x Black's wins
+    int32_t crit_black[MAX_PTS]
+    int32_t crit_white[MAX_PTS]
+    int32_t crit_winner2[MAX_PTS]
+    int64_t crit_bwins2
+    int64_t crit_n
 
 ctypedef struct tree_t:
     node_t* pool
@@ -126,3 +137,9 @@ ctypedef struct tree_t:
     int16_t* lgrf2
     int lgrf_npts            # the points the tables are sized for (0: none)
     int lgrf_nmoves          # the root's move number when the tables were last used
+    # criticality of each point over all workers' playouts of this search (params_t.crit):
+    # P(the winner owns p) - (P(Black owns p) P(Black wins) + P(White owns p) P(White wins)),
+    # clipped at 0; refreshed every CRIT_EVERY playouts of a worker, zero before CRIT_MIN
+    float crit[MAX_PTS]
+    worker_t* workers
+    int nworkers

@@ -33,6 +33,8 @@ cdef extern from *:
     static inline void gg_store8(uint8_t* p, uint8_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
     static inline int gg_loadi(int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
     static inline void gg_storei(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline int16_t gg_load16(int16_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void gg_store16(int16_t* p, int16_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
     """
     int32_t gg_add32(int32_t* p, int32_t v) nogil
     int64_t gg_add64(int64_t* p, int64_t v) nogil
@@ -41,6 +43,8 @@ cdef extern from *:
     void gg_store8(uint8_t* p, uint8_t v) nogil
     int gg_loadi(int* p) nogil
     void gg_storei(int* p, int v) nogil
+    int16_t gg_load16(int16_t* p) nogil
+    void gg_store16(int16_t* p, int16_t v) nogil
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
 
 cdef inline double _now() noexcept nogil:
@@ -60,6 +64,7 @@ cdef inline void _node_init(node_t* n, int move, float rating) noexcept nogil:
     n.nchildren = 0
     n.nopen = 0
     n.state = NODE_LEAF
+    n.widening = 0
     n.amaf_visits = 0
     n.amaf_wins2 = 0
 
@@ -391,6 +396,9 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
         _node_init(&t.pool[first + i], sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
     nd.first = first
     nd.nchildren = n
+    if t.prm.crit > 0:
+        for i in range(t.prm.pw_init if t.prm.pw_init < n else n):
+            _open_next(t, nd, i)
     nd.nopen = t.prm.pw_init if t.prm.pw_init < n else n
     gg_store8(&nd.state, NODE_EXPANDED)
     return 1
@@ -476,6 +484,8 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         res2 = 1
     else:
         res2 = 0
+    if t.prm.crit > 0:
+        _crit_gather(w, b, owner, res2)
     for i in range(1, depth + 1):
         gg_add32(&pool[w.path[i]].wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
@@ -485,6 +495,8 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     if t.prm.lgrf:
         _lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
     w.playouts += 1
+    if t.prm.crit > 0 and (w.playouts % CRIT_EVERY) == 0:
+        _crit_refresh(t)
 
 cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
                        const uint8_t* seqcol, int nseq, int res2) noexcept nogil:
@@ -657,6 +669,93 @@ cdef void _lgrf_update(int16_t* r1, int16_t* r2, int n, const int16_t* mv, const
                     r2[k] = PASS
 
 # =============================================================================================
+# Criticality (Coulom, "Criticality: a Monte-Carlo heuristic for Go programs", 2009; Ray and
+# Crazy Stone use it to order progressive widening): a point is critical when whoever owns it
+# at the end of a playout tends to win. With params_t.crit > 0 the next child opened at a node
+# is the unopened one with the highest rating + crit * criticality (from all playouts of the
+# search so far, the root's statistics used at every node), not simply the next in rating
+# order, so a vital point of a fight that the gammas rate low is searched early.
+# =============================================================================================
+cdef enum:
+    CRIT_EVERY = 128     # a worker refreshes tree_t.crit after this many of its playouts
+    CRIT_MIN = 256       # playouts (all workers) before criticality is trusted
+
+cdef inline void _crit_gather(worker_t* w, const board_t* b, const uint8_t* owner, int res2) noexcept nogil:
+    """Count one playout's final owners (owner: board_area's) and result (res2: 2 Black won,
+    1 jigo, 0 White won) into w's criticality statistics."""
+    cdef int p, o
+    for p in range(b.npts):
+        o = owner[p]
+        if o == BLACK:
+            w.crit_black[p] += 1
+            w.crit_winner2[p] += res2
+        elif o == WHITE:
+            w.crit_white[p] += 1
+            w.crit_winner2[p] += 2 - res2
+    w.crit_bwins2 += res2
+    w.crit_n += 1
+
+cdef void _crit_refresh(tree_t* t) noexcept nogil:
+    """tree_t.crit from the sum of every worker's statistics. The other workers' counters are
+    read while they run: a count a playout behind changes nothing that matters here."""
+    cdef int i, p, npts = t.root.npts
+    cdef int64_t n = 0, bw2 = 0
+    cdef double inv, wb, c
+    cdef int64_t cb, cw, cv
+    for i in range(t.nworkers):
+        n += t.workers[i].crit_n
+        bw2 += t.workers[i].crit_bwins2
+    if n < CRIT_MIN:
+        return
+    inv = 1.0 / n
+    wb = bw2 * 0.5 * inv
+    for p in range(npts):
+        cb = 0
+        cw = 0
+        cv = 0
+        for i in range(t.nworkers):
+            cb += t.workers[i].crit_black[p]
+            cw += t.workers[i].crit_white[p]
+            cv += t.workers[i].crit_winner2[p]
+        c = cv * 0.5 * inv - (cb * inv * wb + cw * inv * (1.0 - wb))
+        t.crit[p] = <float>(c if c > 0 else 0)
+
+cdef void _open_next(tree_t* t, node_t* nd, int k) noexcept nogil:
+    """Make child k of nd the best by rating + crit * criticality among children k.. (by
+    swapping two unopened children, which no other thread reads: selection only looks at the
+    first nopen, and nopen is published after the swap). Ties keep the rating order."""
+    cdef int j, best = k
+    cdef node_t* ch
+    cdef node_t tmp
+    cdef double key, bestkey = -1e300
+    for j in range(k, nd.nchildren):
+        ch = &t.pool[nd.first + j]
+        key = ch.rating + t.prm.crit * t.crit[ch.move]
+        if key > bestkey:
+            bestkey = key
+            best = j
+    if best != k:
+        tmp = t.pool[nd.first + k]
+        t.pool[nd.first + k] = t.pool[nd.first + best]
+        t.pool[nd.first + best] = tmp
+
+cdef int _widen_critical(tree_t* t, node_t* nd, int32_t N) noexcept nogil:
+    """Progressive widening with criticality: open children while the parent's visits N pass
+    the schedule, one thread at a time per node (the others go on with what is open).
+    Returns the children open."""
+    cdef int nopen = gg_load16(&nd.nopen)
+    while nopen < nd.nchildren and N >= t.pw[nopen]:
+        if not gg_cas8(&nd.widening, 0, 1):
+            break
+        nopen = gg_load16(&nd.nopen)
+        if nopen < nd.nchildren and N >= t.pw[nopen]:
+            _open_next(t, nd, nopen)
+            nopen += 1
+            gg_store16(&nd.nopen, <int16_t>nopen)
+        gg_store8(&nd.widening, 0)
+    return nopen
+
+# =============================================================================================
 # Selection policy: UCB1-Tuned + rating bonus over the open children (RAVE: the value blended
 # with the child's AMAF value, beta = na / (na + n + n na / rave_equiv), Gelly & Silver 2011)
 # =============================================================================================
@@ -670,10 +769,13 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     cdef params_t* prm = &t.prm
     cdef bint rave = prm.rave
     # progressive widening: open the next children as the parent's visits pass pw[k]
-    while nopen < n and N >= t.pw[nopen]:
-        nopen += 1
-    if nopen != nd.nopen:
-        nd.nopen = nopen
+    if prm.crit > 0:
+        nopen = _widen_critical(t, nd, N)
+    else:
+        while nopen < n and N >= t.pw[nopen]:
+            nopen += 1
+        if nopen != nd.nopen:
+            nd.nopen = nopen
     logN = log(N + 1.0)
     bonus = prm.bonus_weight * sqrt(prm.bonus_equiv / (N + prm.bonus_equiv))
     for i in range(nopen):
@@ -739,7 +841,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
                 bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
-                rave=0, rave_equiv=1000.0, lgrf=0)
+                rave=0, rave_equiv=1000.0, lgrf=0, crit=0.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 
 
@@ -814,6 +916,8 @@ cdef class Search:
             free(self.workers)
         self.workers = NULL
         self.nworkers = 0
+        self.t.workers = NULL
+        self.t.nworkers = 0
 
     def use_gammas(self, table):
         """Rate children by the product of their feature gammas (a float64 table of NFEAT
@@ -887,6 +991,8 @@ cdef class Search:
             p[name] = type(DEFAULTS[name])(v)
         if p["expand_visits"] < 1 or p["pw_init"] < 1 or p["pw_base"] < 0 or p["pw_factor"] < 1:
             raise ValueError(f"bad search parameters: {p}")
+        if p["crit"] < 0:
+            raise ValueError(f"crit must be >= 0, not {p['crit']}")
         if p["rave_equiv"] <= 0:
             raise ValueError(f"rave_equiv must be > 0, not {p['rave_equiv']}")
         if p["rating"] not in RATING_MODES:
@@ -905,6 +1011,7 @@ cdef class Search:
         prm.rave = 1 if p["rave"] else 0
         prm.rave_equiv = p["rave_equiv"]
         prm.lgrf = 1 if p["lgrf"] else 0
+        prm.crit = p["crit"]
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
         for k in range(MAX_PTS + 2):
@@ -1077,6 +1184,10 @@ cdef class Search:
             self.workers[i].lg.check = self._check
         if self.t.prm.lgrf:
             self._lgrf_tables()
+        # criticality statistics belong to one search (calloc zeroed the workers' counters)
+        self.t.workers = self.workers
+        self.t.nworkers = threads
+        memset(self.t.crit, 0, sizeof(self.t.crit))
         self.t.root_no_pass = no_pass
         self.t.stop = 0
         self.t.issued = 0
@@ -1225,6 +1336,16 @@ cdef class Search:
             node = best
             out.append(self.t.pool[node].move)
         return out
+
+    def criticality(self):
+        """Criticality of each point over this search's playouts (gathered only with crit > 0;
+        zeros before CRIT_MIN playouts), as a numpy array [row, col] (row 0 = line 1)."""
+        import numpy as np
+        cdef int W = self.t.root.W, p
+        a = np.zeros(W * W)
+        for p in range(W * W):
+            a[p] = self.t.crit[p]
+        return a.reshape(W, W)[1:W - 1, 1:W - 1]
 
     def ownership(self):
         """Mean final ownership over this search's playouts, +1 Black .. -1 White, as a numpy

@@ -518,3 +518,100 @@ def test_lgrf_engine_tactics(seed):
     assert "E4" in info and info["E4"]["visits"] >= 20
     if seed == 1:
         assert position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000, **kw).genmove("w") == "D5"
+
+
+# --- criticality in the widening order ------------------------------------------------------------
+def _crit_search(crit, seed=5, **kw):
+    from gammago import gammas
+    table = gammas.load_default(9).table
+    s = Search(300000, seed=seed, crit=crit, expand_visits=8, **kw)
+    s.use_gammas(table)
+    s.use_gamma_rollouts(table)
+    return s
+
+
+def _fight():
+    b = Board(9, 7)
+    for v in "E5 C4 D3 C3 D4 D5 C5 E6 F5 F6 G6 G7 B5 E4".split():
+        b.play(v)
+    return b
+
+
+def test_criticality_is_gathered_only_when_asked_and_is_a_probability_gap():
+    b = _fight()
+    off = _crit_search(0.0)
+    off.set_root(b)
+    off.run(1, 2000)
+    assert not off.criticality().any()
+    on = _crit_search(2.0)
+    on.set_root(b)
+    on.run(1, 2000)
+    c = on.criticality()
+    assert c.shape == (9, 9) and (c >= 0).all() and (c <= 1).all()
+    assert c.max() > 0.05                    # some points decide the game in this fight
+    # a stone whose owner decides the game is critical; the criticality of a point follows the
+    # ownership statistics: recomputed from a second search it agrees closely
+    again = _crit_search(2.0, seed=6)
+    again.set_root(b)
+    again.run(1, 4000)
+    assert np.corrcoef(c.ravel(), again.criticality().ravel())[0, 1] > 0.8
+    with pytest.raises(ValueError, match="crit"):
+        Search(10000, crit=-1)
+
+
+def test_criticality_opens_critical_children_before_better_rated_ones():
+    b = _fight()
+    plain = _crit_search(0.0)
+    plain.set_root(b)
+    plain.run(1, 3000)
+    heavy = _crit_search(50.0)                # criticality decides the order almost alone
+    heavy.set_root(b)
+    heavy.run(1, 3000)
+    crit = heavy.criticality()
+    kids = heavy.children()
+    opened = [m for m, v, _, _ in kids if v > 0]
+    closed = [m for m, v, _, _ in kids if v == 0 and m != 0]
+    order_plain = [m for m, v, _, _ in plain.children() if v > 0]
+    assert opened != order_plain[:len(opened)]     # not the rating order any more
+
+    def crit_at(m):
+        x, y = b.vertex(m)[0], int(b.vertex(m)[1:])
+        return crit[y - 1, "ABCDEFGHJ".index(x)]
+    assert np.mean([crit_at(m) for m in opened if m]) > np.mean([crit_at(m) for m in closed])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_criticality_widening_keeps_every_child_once(threads):
+    b = _fight()
+    s = _crit_search(2.0)
+    s.set_root(b)
+    s.run(threads, 6000)
+    assert s.root_visits == 6000 == sum(v for _, v, _, _ in s.children())
+
+    def check(path, depth):
+        kids = s.children(path)
+        moves = [m for m, _, _, _ in kids]
+        assert len(moves) == len(set(moves))          # a swap never duplicates or loses a child
+        for m, v, _, _ in kids:
+            if depth < 3 and v >= 40:
+                check(path + (m,), depth + 1)
+        return moves
+    root_moves = check((), 0)
+    plain = _crit_search(0.0)
+    plain.set_root(b)
+    plain.run(1, 10)
+    assert sorted(root_moves) == sorted(m for m, _, _, _ in plain.children())
+
+
+def test_engine_crit_flag_reaches_the_tree():
+    import argparse
+    from gammago.engine import EngineConfig, Engine
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--crit", "1.5", "--playouts", "600", "--mode", "rollouts"]))
+    e = Engine(cfg)
+    e.new_game(9, 7)
+    assert e.search.params["crit"] == 1.5
+    assert e.genmove("b") not in ("pass", "resign")
+    with pytest.raises(ValueError, match="crit"):
+        EngineConfig.from_args(p.parse_args(["--crit", "-1"]))

@@ -27,7 +27,8 @@ log = logging.getLogger("gammago")
 MIN_MOVES_LEFT = 15          # a game always has at least this many own moves left (clock)
 MOVES_LEFT_PER_EMPTY = 0.35  # own moves still to come per empty point (clock)
 MIN_BUDGET_S = 0.05          # the shortest think we ever plan
-MARGIN_SHARE = 0.3           # never keep more than this share of a byo-yomi period in reserve
+MARGIN_SHARE = 0.15          # never keep more than this share of a byo-yomi period in reserve
+                             # (a search overruns its budget by ~10 ms: BENCHMARKS "Strength")
 POLL_S = 0.01                # how often the watching thread looks at the search
 EARLY_STOP_AFTER = 0.1       # consider stopping early only after this share of the budget
 RESIGN_MIN_VISITS = 200      # never resign on fewer root visits than this
@@ -40,6 +41,7 @@ EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between int
 RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
 RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
 LGRF = False                 # Last-Good-Reply-with-Forgetting in the rollouts (--lgrf; BENCHMARKS)
+CRIT = 0.0                   # criticality weight in the widening order (--crit; BENCHMARKS)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -80,6 +82,7 @@ class EngineConfig:
     rave: bool = RAVE              # blend AMAF values (all moves as first) into selection
     rave_equiv: float = RAVE_EQUIV
     lgrf: bool = LGRF              # rollouts try the last good reply (LGRF-2) before the policy
+    crit: float = CRIT             # widening opens the child with the best rating + crit * criticality
     rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
@@ -98,7 +101,7 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv", "lgrf")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv", "lgrf", "crit")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -154,6 +157,9 @@ class EngineConfig:
         t.add_argument("--lgrf", choices=("on", "off"), default="on" if d.lgrf else "off",
                        help="rollouts play the last good reply to the previous move(s) "
                             "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
+        t.add_argument("--crit", type=float, default=d.crit,
+                       help="progressive widening opens the unopened child with the highest "
+                            "rating + CRIT * criticality of its point (Coulom 2009); 0: rating order")
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
@@ -203,6 +209,7 @@ class EngineConfig:
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.rave_equiv > 0, f"--rave-equiv must be > 0, not {self.rave_equiv}"),
+            (0 <= self.crit < float("inf"), f"--crit must be a finite number >= 0, not {self.crit}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),

@@ -60,15 +60,15 @@ def test_clock_budgets():
     c.set("absolute", 60)
     assert 0.05 < c.budget(81, 1.0, 9) <= 60 / 15
     c.time_left(2.0, 0)
-    assert c.budget(81, 1.0, 9) <= 2.0 - 0.6 + 1e-9      # never the last of the main time
+    assert c.budget(81, 1.0, 9) <= 2.0 - 0.3 + 1e-9      # never the last of the main time
     c.set("canadian", 0, 10, 5)                           # 10 s for 5 stones
-    assert c.in_byo and c.budget(81, 1.0, 9) == pytest.approx(2 - 0.6)
+    assert c.in_byo and c.budget(81, 1.0, 9) == pytest.approx(2 - 0.3)
     c.time_left(3.0, 1)                                   # 3 s for the last stone
-    assert c.budget(81, 1.0, 9) == pytest.approx(3 - 0.9)
+    assert c.budget(81, 1.0, 9) == pytest.approx(3 - 0.45)
     c.set("byoyomi", 0, 5, 1, 3)                          # Japanese: 5 s periods
-    assert c.budget(81, 1.0, 9) == pytest.approx(4.0)
+    assert c.budget(81, 1.0, 9) == pytest.approx(4.25)
     c.set("canadian", 0, 1, 1)                            # time_settings 0 1 1
-    assert c.budget(81, 1.0, 9) == pytest.approx(0.7)
+    assert c.budget(81, 1.0, 9) == pytest.approx(0.85)
     c.set("canadian", 600, 30, 10)                        # long main time: spend it
     assert c.budget(81, 1.0, 9) > 3
 

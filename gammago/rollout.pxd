@@ -26,6 +26,8 @@ from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
 
 cdef enum:
+    DX_W = 2 * MAX_SIZE - 1  # signed row / column offsets -(MAX_SIZE-1) .. MAX_SIZE-1
+    DX_C = (MAX_SIZE - 1) * DX_W + MAX_SIZE - 1   # the index of offset (0, 0)
     NEAR_MAX_OFFS = 512      # offsets of a near set (Coulom distance <= near_d, near_d <= 17)
     GP_MAX_ATTEMPTS = 1000   # rejection attempts before an exact O(points) draw
 
@@ -36,6 +38,13 @@ ctypedef struct gamma_policy_t:
     # board geometry (set when a board of another size arrives)
     double gd1[MAX_SIZE * MAX_SIZE]   # gamma of G_DIST1 by |drow| * MAX_SIZE + |dcol| (feat_dist)
     double gd2[MAX_SIZE * MAX_SIZE]   # the same for G_DIST2
+    # the same gammas by signed offset: gx1[DX_C + dpos[p] - dpos[q]] = gd1[_dindex(p, q)]
+    # (dpos[p] = row * DX_W + col), read without abs() or branches; ones: the factor of a
+    # distance group whose move was a pass
+    double gx1[DX_W * DX_W]
+    double gx2[DX_W * DX_W]
+    double ones[DX_W * DX_W]
+    int16_t dpos[MAX_PTS]
     double mf1               # max of gd1 outside the near set: bound of a far point's factor
     double mf2
     double fm1[MAX_SIZE]     # max of gd1 over the far pairs |drow| = dy apart: a row's bound

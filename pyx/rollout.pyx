@@ -61,6 +61,7 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
     for p in range(b.npts):
         g.rowof[p] = p // b.W
         g.colof[p] = p % b.W
+        g.dpos[p] = (p // b.W) * DX_W + p % b.W
         if b.color[p] != BORDER:
             g.edge_g[p] = g.gamma[feat_edge(b, p)]
     # distance gammas by (|drow|, |dcol|), from feat_dist itself; the bounds Mf over the pairs
@@ -83,6 +84,15 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
             else:
                 g.gd1[adr * MAX_SIZE + adc] = 0
                 g.gd2[adr * MAX_SIZE + adc] = 0
+    # by signed offset (for the offsets of two board points)
+    for dr in range(-(MAX_SIZE - 1), MAX_SIZE):
+        for dc in range(-(MAX_SIZE - 1), MAX_SIZE):
+            adr = dr if dr >= 0 else -dr
+            adc = dc if dc >= 0 else -dc
+            g.gx1[DX_C + dr * DX_W + dc] = g.gd1[adr * MAX_SIZE + adc]
+            g.gx2[DX_C + dr * DX_W + dc] = g.gd2[adr * MAX_SIZE + adc]
+    for p in range(DX_W * DX_W):
+        g.ones[p] = 1.0
     # fm[dy]: the largest distance gamma of a far pair (d > near_d) dy rows apart
     for adr in range(MAX_SIZE):
         g.fm1[adr] = 0
@@ -93,18 +103,20 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
                     g.fm1[adr] = g.gd1[adr * MAX_SIZE + adc]
                 if g.gd2[adr * MAX_SIZE + adc] > g.fm2[adr]:
                     g.fm2[adr] = g.gd2[adr * MAX_SIZE + adc]
-    # the window's bounds: far pairs dy rows apart within WIN_COLS columns, and beyond
+    # the window's bounds: far pairs dy rows apart within 2 * WIN_COLS columns (the window
+    # shifted at an edge reaches that far), and beyond WIN_COLS columns
     for adr in range(MAX_SIZE):
         g.fw1[adr] = 0
         g.fo1[adr] = 0
         for adc in range(b.size):
             if adr < b.size and adr + adc + (adr if adr > adc else adc) > R:
                 x = g.gd1[adr * MAX_SIZE + adc]
-                if adc <= WIN_COLS:
+                if adc <= 2 * WIN_COLS:
                     if x > g.fw1[adr]:
                         g.fw1[adr] = x
-                elif x > g.fo1[adr]:
-                    g.fo1[adr] = x
+                if adc > WIN_COLS:
+                    if x > g.fo1[adr]:
+                        g.fo1[adr] = x
     # near offsets, nearest first (the point itself included: a captured last2 stone leaves
     # an empty point at distance 0)
     for d in range(R + 1):
@@ -475,14 +487,16 @@ cdef inline int _draw_base(gamma_policy_t* g, int c, rng_t* r, double total) noe
         return row * g.W + lastpos
     return 0
 
+cdef inline const double* _dtab(const gamma_policy_t* g, const double* gx, int q) noexcept nogil:
+    """The distance gammas around q (gx: g.gx1 or g.gx2) as a table indexed by dpos[p] (a
+    board point p); all 1 when q is PASS."""
+    if q == PASS:
+        return g.ones
+    return &gx[DX_C - g.dpos[q]]
+
 cdef inline double _dist_factor(const gamma_policy_t* g, const board_t* b, int p) noexcept nogil:
     """The distance groups' gammas of p (1 for a group whose move was a pass or none)."""
-    cdef double f = 1.0
-    if b.last != PASS:
-        f = g.gd1[_dindex(g, p, b.last)]
-    if b.last2 != PASS:
-        f *= g.gd2[_dindex(g, p, b.last2)]
-    return f
+    return _dtab(g, g.gx1, b.last)[g.dpos[p]] * _dtab(g, g.gx2, b.last2)[g.dpos[p]]
 
 cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept nogil:
     """The fallback: every weight computed explicitly, O(points)."""
@@ -506,38 +520,37 @@ cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexc
                 return p
     return pick
 
-cdef inline void _near_take(gamma_policy_t* g, int p, double f, int other, const double* go,
+cdef inline void _near_take(gamma_policy_t* g, int p, double f, const double* to,
                             double* sa, int c) noexcept nogil:
     """Put p in the near set (once per draw, by stamp) when its weight is positive: weight times
-    f (its distance factor to the centre) times its factor to the other centre."""
+    f (its distance factor to the centre) times its factor to the other centre (to: _dtab of
+    the other centre)."""
     cdef double w = g.w[c][p]
     if w > 0 and g.stamp[p] != g.curstamp:
         g.stamp[p] = g.curstamp
-        w *= f
-        if other != PASS:
-            w *= go[_dindex(g, p, other)]
+        w *= f * to[g.dpos[p]]
         g.near[g.nnear] = p
         g.wnear[g.nnear] = w
         g.nnear += 1
         sa[0] += w
 
 cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, const double* gq,
-                           int other, const double* go, double* sa) noexcept nogil:
+                           const double* to, double* sa) noexcept nogil:
     """Add the positive-weight points within near_d of q (not yet stamped) to the near set:
-    gq is q's distance table, go the other centre's (other: its point, or PASS)."""
+    gq is q's distance table (by |drow|, |dcol|), to the other centre's _dtab."""
     cdef int i, row, col, qr = g.rowof[q], qc = g.colof[q]
     if g.near_d <= 3:
         # offsets within one row and column: q's neighbours are array points (the border
         # included, whose weight is 0), no bounds to check
         for i in range(g.noffs):
-            _near_take(g, q + g.off_dr[i] * g.W + g.off_dc[i], gq[g.off_idx[i]], other, go, sa, c)
+            _near_take(g, q + g.off_dr[i] * g.W + g.off_dc[i], gq[g.off_idx[i]], to, sa, c)
         return
     for i in range(g.noffs):
         row = qr + g.off_dr[i]
         col = qc + g.off_dc[i]
         if <unsigned>(row - 1) >= <unsigned>g.size or <unsigned>(col - 1) >= <unsigned>g.size:
             continue
-        _near_take(g, row * g.W + col, gq[g.off_idx[i]], other, go, sa, c)
+        _near_take(g, row * g.W + col, gq[g.off_idx[i]], to, sa, c)
 
 cdef inline int _first_above(const double* a, int n, double u) noexcept nogil:
     """The first index i < n with a[i] > u in the non-decreasing a[0..n-1] (n - 1 when none):
@@ -563,6 +576,8 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     cdef const double* b1
     cdef const double* b2
     cdef const double* rs
+    cdef const double* t1
+    cdef const double* t2
     if g.npos[c] == 0:
         return PASS
     if not has1 and not has2:
@@ -580,10 +595,12 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         memset(g.stamp, 0, sizeof(g.stamp))
         g.curstamp = 1
     g.nnear = 0
+    t1 = _dtab(g, g.gx1, last)
+    t2 = _dtab(g, g.gx2, last2)
     if has1:
-        _add_near(g, b, c, last, g.gd1, last2, g.gd2, &sa)
+        _add_near(g, b, c, last, g.gd1, t2, &sa)
     if has2:
-        _add_near(g, b, c, last2, g.gd2, last, g.gd1, &sa)
+        _add_near(g, b, c, last2, g.gd2, t1, &sa)
     # far proposal mass, cumulative by row (fr rows of a pass are all 1); in the rows of the
     # window the mass inside it and outside it are bounded apart
     b1 = g.fr1[g.rowof[last]]
@@ -595,19 +612,23 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     if has1:
         lr = g.rowof[last]
         lc = g.colof[last]
+        # a window of fixed shape, shifted inside the board at the edges (its columns may
+        # include the border, whose weights are 0): sums without loops or branches
         r0 = lr - WIN_ROWS if lr > WIN_ROWS else 1
-        r1 = lr + WIN_ROWS if lr + WIN_ROWS <= size else size
-        c0 = lc - WIN_COLS if lc > WIN_COLS else 1
-        c1 = lc + WIN_COLS if lc + WIN_COLS <= size else size
+        if r0 > size - 2 * WIN_ROWS:
+            r0 = size - 2 * WIN_ROWS
+        r1 = r0 + 2 * WIN_ROWS
+        c0 = lc - WIN_COLS if lc > WIN_COLS else 0
+        if c0 > g.W - 1 - 2 * WIN_COLS:
+            c0 = g.W - 1 - 2 * WIN_COLS
+        c1 = c0 + 2 * WIN_COLS
     if g.nnear < g.npos[c]:
         for row in range(1, r0 if r0 <= size else size + 1):
             far += rs[row] * b1[row] * b2[row]
             cum[row] = far
         for row in range(r0, r1 + 1):
-            w = &g.w[c][row * g.W]
-            s = 0
-            for col in range(c0, c1 + 1):
-                s += w[col]
+            w = &g.w[c][row * g.W + c0]
+            s = ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + w[6])     # WIN_COLS = 3
             g.winmass[row] = s
             dy = row - lr if row >= lr else lr - row
             o = rs[row] - s
@@ -681,7 +702,7 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
                     break
         if p == 0 or g.stamp[p] == g.curstamp:
             continue                # rounding, or a near point: this proposal fails
-        if rng_unit(r) * bnd < _dist_factor(g, b, p):
+        if rng_unit(r) * bnd < t1[g.dpos[p]] * t2[g.dpos[p]]:
             return p
     return _exact_draw(g, b, c, r)
 

@@ -172,6 +172,29 @@ def test_first_move_frequencies_match_gamma_proportions(size, nmoves, near_d):
     assert chi_square_pvalue(counts, probs, n) > 1e-3
 
 
+@pytest.mark.parametrize("size,last2,last,seed", [(9, "E5", "A1", 1), (9, "A9", "B8", 2),
+                                                   (19, "K10", "T19", 3), (19, "A10", "B1", 4),
+                                                   (19, "S3", "T10", 5), (19, "A3", "C19", 6),
+                                                   (5, "A1", "E5", 7)])
+def test_first_move_frequencies_with_the_last_move_at_an_edge(size, last2, last, seed):
+    """Far proposals go through a window of fixed shape around the last move, shifted inside
+    the board at an edge (rows and columns beyond the plain window then use its bounds): the
+    sampler stays exact with the last move on the first and second lines and in corners, under
+    a steep random table whose distance gammas do not fall monotonically."""
+    table = random_table(20 + seed, 1.5)
+    b = random_position(size, {5: 6, 9: 20, 19: 60}[size], seed=100 + seed)
+    for v in (last2, last):
+        if b.color_at(v) == "." and b.is_legal(v):
+            b.play(v)
+    assert b.moves[-1][1].upper() == last, "the position must end with the edge move"
+    gp = rollout.GammaPolicy(table)
+    n = 100_000
+    counts = gp.first_moves(b, n, seed=seed)
+    probs = gp.probabilities(b)
+    assert counts[probs == 0].sum() == 0, "drew a move of weight 0"
+    assert chi_square_pvalue(counts, probs, n) > 1e-3
+
+
 def test_sampler_catches_a_wrong_distribution():
     """The chi-square test has power: the same draws against uniform proportions fail."""
     gp = rollout.GammaPolicy(random_table(11, 1.0))

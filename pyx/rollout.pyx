@@ -216,13 +216,12 @@ cdef inline void _side_fields(uint32_t code, int c, uint32_t* om, uint32_t* xm) 
 cdef inline int _atari_size(const board_t* b, int p, uint32_t xm) noexcept nogil:
     """The largest opponent string with exactly 2 liberties among p's neighbours in the fields
     xm (_side_fields): what playing p puts in atari; 0 when none."""
-    cdef int k, h, asize = 0
-    while xm:
-        k = _ctz32(xm) >> 1
-        xm &= xm - 1
+    cdef int k, h, s, asize = 0
+    # branch-free over the 4 fields (head[] of a non-stone point is stale but in range)
+    for k in range(4):
         h = b.head[p + b.off[k]]
-        if b.nlibs[h] == 2 and b.ssize[h] > asize:
-            asize = b.ssize[h]
+        s = b.ssize[h] * (<int>((xm >> (2 * k)) & 1) & <int>(b.nlibs[h] == 2))
+        asize = s if s > asize else asize
     return asize
 
 cdef double _slow_weight(gamma_policy_t* g, const board_t* b, int c, int p) noexcept nogil:

@@ -72,7 +72,6 @@ ctypedef struct gamma_policy_t:
     double rowsum[3][MAX_W]
     double rowerr[3][MAX_W]  # bound on the rounding error of rowsum (kept incrementally)
     uint32_t rowdirty[3]
-    int npos[3]              # points with a positive base weight
     int full[3]              # 1: recompute every point at c's next turn
     int kostate[3]           # (b.ko != 0) when c's weights were last brought up to date
     uint8_t flags[3][MAX_PTS]    # bit 0: in dirty list, 1: in L list, 2: in K list
@@ -109,7 +108,6 @@ ctypedef struct gamma_policy_t:
     int cache_last2
     int cache_nempty
     uint64_t cache_hash
-    int cache_npos
     int cache_nl
     int cache_nk
     int cache_kostate

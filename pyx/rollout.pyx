@@ -387,7 +387,7 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
 
 cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     """Bring colour c's base weights up to date (c is the side to move)."""
-    cdef int i, p, r, col, n, npos, kf = 1 if b.ko != PASS else 0, size = g.size
+    cdef int i, p, r, col, n, kf = 1 if b.ko != PASS else 0, size = g.size
     cdef double s, t, w, old
     cdef uint32_t rd
     cdef const double* row
@@ -403,7 +403,6 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         memset(fl, 0, sizeof(g.flags[c]))
         g.nl[c] = 0
         g.nk[c] = 0
-        g.npos[c] = 0
         for i in range(b.nempty):
             g.dlist[c][i] = b.empty[i]
         g.nd[c] = b.nempty
@@ -415,7 +414,6 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
             _mark(g, c, p)
         g.nk[c] = 0
     n = g.nd[c]
-    npos = g.npos[c]
     rd = g.rowdirty[c]
     g.n_recompute += n
     for i in range(n):
@@ -434,9 +432,7 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
         rs[r] = s
         if not (re[r] <= 1e-12 * s):
             rd |= (<uint32_t>1) << r
-        npos += (w > 0) - (old > 0)
     g.nd[c] = 0
-    g.npos[c] = npos
     g.kostate[c] = kf
     rd &= ((<uint32_t>2) << size) - 2
     g.rowdirty[c] = 0
@@ -501,13 +497,13 @@ cdef int _exact_draw(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexc
     """The fallback: every weight computed explicitly, O(points)."""
     cdef int i, p, pick = PASS
     cdef double tot = 0, f, u, acc = 0
-    g.n_fallback += 1
     for i in range(b.nempty):
         p = b.empty[i]
         if g.w[c][p] > 0:
             tot += g.w[c][p] * _dist_factor(g, b, p)
     if not (tot > 0):
-        return PASS
+        return PASS             # no point left (not counted as a fallback)
+    g.n_fallback += 1
     u = rng_unit(r) * tot
     for i in range(b.nempty):
         p = b.empty[i]
@@ -577,8 +573,6 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
     cdef const double* rs
     cdef const double* t1
     cdef const double* t2
-    if g.npos[c] == 0:
-        return PASS
     if not has1 and not has2:
         for row in range(1, size + 1):
             total += g.rowsum[c][row]
@@ -621,23 +615,23 @@ cdef int _sample(gamma_policy_t* g, const board_t* b, int c, rng_t* r) noexcept 
         if c0 > g.W - 1 - 2 * WIN_COLS:
             c0 = g.W - 1 - 2 * WIN_COLS
         c1 = c0 + 2 * WIN_COLS
-    if g.nnear < g.npos[c]:
-        for row in range(1, r0 if r0 <= size else size + 1):
-            far += rs[row] * b1[row] * b2[row]
-            cum[row] = far
-        for row in range(r0, r1 + 1):
-            w = &g.w[c][row * g.W + c0]
-            s = ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + w[6])     # WIN_COLS = 3
-            g.winmass[row] = s
-            dy = row - lr if row >= lr else lr - row
-            o = rs[row] - s
-            if not (o > 0):
-                o = 0
-            far += s * g.fw1[dy] * b2[row] + o * g.fo1[dy] * b2[row]
-            cum[row] = far
-        for row in range(r1 + 1 if r1 >= r0 else size + 1, size + 1):
-            far += rs[row] * b1[row] * b2[row]
-            cum[row] = far
+    # (when every positive point is near, far proposals land on near points and fail)
+    for row in range(1, r0 if r0 <= size else size + 1):
+        far += rs[row] * b1[row] * b2[row]
+        cum[row] = far
+    for row in range(r0, r1 + 1):
+        w = &g.w[c][row * g.W + c0]
+        s = ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + w[6])     # WIN_COLS = 3
+        g.winmass[row] = s
+        dy = row - lr if row >= lr else lr - row
+        o = rs[row] - s
+        if not (o > 0):
+            o = 0
+        far += s * g.fw1[dy] * b2[row] + o * g.fo1[dy] * b2[row]
+        cum[row] = far
+    for row in range(r1 + 1 if r1 >= r0 else size + 1, size + 1):
+        far += rs[row] * b1[row] * b2[row]
+        cum[row] = far
     if not (sa + far > 0):
         return _exact_draw(g, b, c, r)
     for attempt in range(GP_MAX_ATTEMPTS):
@@ -759,7 +753,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
         memcpy(g.klist[c], g.cache_klist, g.cache_nk * sizeof(int16_t))
         g.nl[c] = g.cache_nl
         g.nk[c] = g.cache_nk
-        g.npos[c] = g.cache_npos
         g.kostate[c] = g.cache_kostate
         g.nd[c] = 0
         g.rowdirty[c] = 0
@@ -782,7 +775,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     memcpy(g.cache_klist, g.klist[c], g.nk[c] * sizeof(int16_t))
     g.cache_nl = g.nl[c]
     g.cache_nk = g.nk[c]
-    g.cache_npos = g.npos[c]
     g.cache_kostate = g.kostate[c]
 
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
@@ -964,9 +956,6 @@ cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen
                 snprintf(msg, msglen, "point %d: distance factor gives %.17g, move_features %.17g",
                          p, s, full)
                 return 1
-    if n != g.npos[c]:
-        snprintf(msg, msglen, "colour %d: %d positive weights, npos says %d", c, n, g.npos[c])
-        return 1
     for row in range(1, b.size + 1):
         s = 0
         for p in range(row * b.W + 1, row * b.W + b.size + 1):

@@ -520,14 +520,15 @@ cdef inline void _near_take(gamma_policy_t* g, int p, double f, const double* to
     """Put p in the near set (once per draw, by stamp) when its weight is positive: weight times
     f (its distance factor to the centre) times its factor to the other centre (to: _dtab of
     the other centre)."""
-    cdef double w = g.w[c][p]
-    if w > 0 and g.stamp[p] != g.curstamp:
-        g.stamp[p] = g.curstamp
-        w *= f * to[g.dpos[p]]
-        g.near[g.nnear] = p
-        g.wnear[g.nnear] = w
-        g.nnear += 1
-        sa[0] += w
+    # without branches: p is written past the set's end in any case and counted when it
+    # qualifies (stamping a point of weight 0 is harmless: it is never proposed)
+    cdef double w = g.w[c][p] * (f * to[g.dpos[p]])
+    cdef int ok = (w > 0) & (g.stamp[p] != g.curstamp)
+    g.stamp[p] = g.curstamp
+    g.near[g.nnear] = p
+    g.wnear[g.nnear] = w
+    g.nnear += ok
+    sa[0] += w * ok
 
 cdef inline void _add_near(gamma_policy_t* g, const board_t* b, int c, int q, const double* gq,
                            const double* to, double* sa) noexcept nogil:

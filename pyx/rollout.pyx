@@ -163,11 +163,21 @@ cdef inline void _mark_libs(gamma_policy_t* g, const board_t* b, int h) noexcept
     """Mark every liberty of the string with head h, for both colours."""
     cdef int w
     cdef uint64_t x
+    cdef const uint64_t* L = &b.libs[h * b.nwords]
+    cdef uint32_t nz = 0
+    # the non-empty words first (a loop of fixed length), then only their bits: fewer
+    # unpredictable loop exits than a bit loop over every word
     for w in range(b.nwords):
-        x = b.libs[h * b.nwords + w]
-        while x:
+        nz |= (<uint32_t>(L[w] != 0)) << w
+    while nz:
+        w = _ctz32(nz)
+        nz &= nz - 1
+        x = L[w]
+        while True:
             _mark2(g, (w << 6) + _ctz64(x))
             x &= x - 1
+            if x == 0:
+                break
 
 cdef void _mark_atari_neighbours(gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
     """For every string of the other colour next to string h that has one liberty, mark that

@@ -41,8 +41,11 @@ EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between int
 RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
 RAVE_EQUIV = 1000.0          # RAVE schedule beta = na / (na + n + n * na / RAVE_EQUIV)
 LGRF = False                 # Last-Good-Reply-with-Forgetting in the rollouts (--lgrf; BENCHMARKS)
-CRIT = 2.0                   # criticality weight in the widening order (--crit; 9x9 self-play
-                             # at 2,000 playouts: 2 vs 0 +96 Elo, 4 vs 2 -104, 1 vs 2 -42; BENCHMARKS)
+CRIT = 2.0                   # criticality weight in the widening order below CRIT_MAX_SIZE
+                             # (--crit; 9x9 self-play at 2,000 playouts: 2 vs 0 +96 Elo, 4 vs 2
+                             # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
+CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
+                             # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -83,7 +86,8 @@ class EngineConfig:
     rave: bool = RAVE              # blend AMAF values (all moves as first) into selection
     rave_equiv: float = RAVE_EQUIV
     lgrf: bool = LGRF              # rollouts try the last good reply (LGRF-2) before the policy
-    crit: float = CRIT             # widening opens the child with the best rating + crit * criticality
+    crit: float | None = None      # widening opens the child with the best rating + crit *
+                                   # criticality (None: by board size, crit_for)
     rating: str = "log"            # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
@@ -160,7 +164,8 @@ class EngineConfig:
                             "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
         t.add_argument("--crit", type=float, default=d.crit,
                        help="progressive widening opens the unopened child with the highest "
-                            "rating + CRIT * criticality of its point (Coulom 2009); 0: rating order")
+                            "rating + CRIT * criticality of its point (Coulom 2009); 0: rating "
+                            f"order (default: {CRIT:g} below {CRIT_MAX_SIZE}x{CRIT_MAX_SIZE}, 0 from there up)")
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
@@ -210,7 +215,8 @@ class EngineConfig:
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.rave_equiv > 0, f"--rave-equiv must be > 0, not {self.rave_equiv}"),
-            (0 <= self.crit < float("inf"), f"--crit must be a finite number >= 0, not {self.crit}"),
+            (self.crit is None or 0 <= self.crit < float("inf"),
+             f"--crit must be a finite number >= 0, not {self.crit}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
@@ -224,11 +230,19 @@ class EngineConfig:
                 raise ValueError(msg)
 
     def tree_params(self, size=19):
-        """The tree's parameters for a board size (expand_visits 0 resolved by the size)."""
+        """The tree's parameters for a board size (expand_visits 0 and crit None resolved by
+        the size)."""
         p = {k: getattr(self, k) for k in self.TREE_FIELDS}
         if not p["expand_visits"]:
             p["expand_visits"] = expand_visits_for(size)
+        if p["crit"] is None:
+            p["crit"] = crit_for(size)
         return p
+
+
+def crit_for(size):
+    """--crit unset: the criticality weight for a board size."""
+    return CRIT if size < CRIT_MAX_SIZE else 0.0
 
 
 def expand_visits_for(size):

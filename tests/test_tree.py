@@ -615,3 +615,14 @@ def test_engine_crit_flag_reaches_the_tree():
     assert e.genmove("b") not in ("pass", "resign")
     with pytest.raises(ValueError, match="crit"):
         EngineConfig.from_args(p.parse_args(["--crit", "-1"]))
+
+
+def test_engine_crit_default_goes_by_board_size():
+    from gammago.engine import EngineConfig, Engine, CRIT, CRIT_MAX_SIZE
+    e = Engine(EngineConfig(playouts=200, mode="rollouts"))
+    for size, want in ((9, CRIT), (CRIT_MAX_SIZE - 1, CRIT), (CRIT_MAX_SIZE, 0.0), (19, 0.0)):
+        e.new_game(size, 7)
+        assert e.search.params["crit"] == want, size
+    pinned = Engine(EngineConfig(playouts=200, mode="rollouts", crit=0.5))
+    pinned.new_game(19, 7.5)
+    assert pinned.search.params["crit"] == 0.5

@@ -111,8 +111,7 @@ ctypedef struct worker_t:
     int32_t crit_black[MAX_PTS]
     int32_t crit_white[MAX_PTS]
     int32_t crit_winner2[MAX_PTS]
-    int64_t crit_bwins2
-    int64_t crit_n
+    int64_t crit_bwins2      # (their count is the worker's playouts)
 
 ctypedef struct tree_t:
     node_t* pool

@@ -485,7 +485,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     else:
         res2 = 0
     if t.prm.crit > 0:
-        _crit_gather(w, b, owner, res2)
+        _crit_gather(w, b, owner, res2)     # counted in w.playouts below
     for i in range(1, depth + 1):
         gg_add32(&pool[w.path[i]].wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
@@ -693,7 +693,6 @@ cdef inline void _crit_gather(worker_t* w, const board_t* b, const uint8_t* owne
             w.crit_white[p] += 1
             w.crit_winner2[p] += 2 - res2
     w.crit_bwins2 += res2
-    w.crit_n += 1
 
 cdef void _crit_refresh(tree_t* t) noexcept nogil:
     """tree_t.crit from the sum of every worker's statistics. The other workers' counters are
@@ -703,7 +702,7 @@ cdef void _crit_refresh(tree_t* t) noexcept nogil:
     cdef double inv, wb, c
     cdef int64_t cb, cw, cv
     for i in range(t.nworkers):
-        n += t.workers[i].crit_n
+        n += t.workers[i].playouts
         bw2 += t.workers[i].crit_bwins2
     if n < CRIT_MIN:
         return
@@ -1264,7 +1263,8 @@ cdef class Search:
 
     def children(self, path=()):
         """[(point, visits, winrate for the mover, rating)] of the node reached by the points in
-        path from the root, in rating order (the pool's order); [] if not expanded."""
+        path from the root, in the pool's order (rating order; with crit > 0 the opened
+        children are moved up in the order they were opened); [] if not expanded."""
         cdef int32_t node = self._find(path)
         cdef node_t* nd
         cdef node_t* ch

@@ -221,12 +221,14 @@ def test_rating_modes_normalise_the_gamma_prior():
 
 
 # --- RAVE / AMAF ---------------------------------------------------------------------------------
-def _gamma_search(rave, seed=1, **kw):
+def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
+    """A Search with the shipped gammas as prior (and as rollouts unless rollouts="light")."""
     from gammago import gammas
-    table = gammas.load_default(9).table
-    s = Search(200000, seed=seed, rave=rave, **kw)
+    table = gammas.load_default(size).table
+    s = Search(300000, seed=seed, **kw)
     s.use_gammas(table)
-    s.use_gamma_rollouts(table)
+    if rollouts == "gamma":
+        s.use_gamma_rollouts(table)
     return s
 
 
@@ -234,7 +236,7 @@ def _gamma_search(rave, seed=1, **kw):
 def test_rave_amaf_counts_add_up(threads):
     b = Board(9, 7)
     b.play("E5")
-    s = _gamma_search(1)
+    s = _gamma_search(rave=1)
     s.set_root(b)
     s.run(threads, 3000)
     amaf = {m: (n, w) for m, n, w in s.amaf()}
@@ -260,7 +262,7 @@ def test_rave_amaf_counts_add_up(threads):
 
 def test_rave_off_gathers_nothing_and_bad_equiv_is_refused():
     b = Board(9, 7)
-    s = _gamma_search(0)
+    s = _gamma_search(rave=0)
     s.set_root(b)
     s.run(1, 500)
     assert all(n == 0 for _, n, _ in s.amaf())
@@ -280,7 +282,7 @@ def test_rave_still_finds_the_deciding_capture(seed):
         b = Board(9, 7)
         b.setup(*CAPTURE)
         b.to_move = color
-        s = _gamma_search(1, seed=seed, expand_visits=8)
+        s = _gamma_search(seed=seed, rave=1, expand_visits=8)
         s.set_root(b)
         s.run(1, 1000)
         best = max(s.children(), key=lambda c: c[1])
@@ -312,13 +314,20 @@ B, W = 1, 2
 
 
 def _lgrf_search(size=9, rollouts="gamma", seed=1, **kw):
-    from gammago import gammas
-    table = gammas.load_default(size).table
-    s = Search(300000, seed=seed, lgrf=1, **kw)
-    s.use_gammas(table)
-    if rollouts == "gamma":
-        s.use_gamma_rollouts(table)
-    return s
+    return _gamma_search(size, rollouts, seed, lgrf=1, **kw)
+
+
+def _stored_reply_hits(b, reply):
+    """A light-rollout LGRF search at b whose tables hold Black's reply to White's E5 (after
+    Black's C3); 20 choices of the rollout policy at b. Returns the search and the hits."""
+    p = b.point
+    s = _lgrf_search(rollouts="light")
+    s.set_root(b)
+    s.prepare(1, 1)
+    s.lgrf_learn([p("C3"), p("E5"), p(reply)], [B, W, B], 2)
+    for seed in range(20):
+        s.lgrf_choose(b, seed)
+    return s, _hits(s)
 
 
 def test_lgrf_tables_fill_and_forget():
@@ -400,13 +409,8 @@ def test_lgrf_rollout_leaves_tactics_to_the_policy_and_plays_no_self_atari():
     b.setup(["A2"], ["H9"])
     b.play("D4")
     b.play("E5")
-    s = _lgrf_search(rollouts="light")
-    s.set_root(b)
-    s.prepare(1, 1)
-    s.lgrf_learn([p("C3"), p("E5"), p("J9")], [B, W, B], 2)
-    for seed in range(20):
-        s.lgrf_choose(b, seed)
-    assert _hits(s) == 0
+    s, hits = _stored_reply_hits(b, "J9")
+    assert hits == 0
     s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)    # a safe reply is played
     assert all(s.lgrf_choose(b, seed) == p("G7") for seed in range(20)) and _hits(s) == 20
     # White's E5 puts Black's E6 in atari, or is itself in atari (Black can capture at E4):
@@ -416,13 +420,7 @@ def test_lgrf_rollout_leaves_tactics_to_the_policy_and_plays_no_self_atari():
         b.setup(black, white)
         b.to_move = "w"
         b.play("E5")
-        s = _lgrf_search(rollouts="light")
-        s.set_root(b)
-        s.prepare(1, 1)
-        s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
-        for seed in range(20):
-            s.lgrf_choose(b, seed)
-        assert _hits(s) == 0, (black, white)
+        assert _stored_reply_hits(b, "G7")[1] == 0, (black, white)
 
 
 @pytest.mark.parametrize("size", [9, 13])
@@ -521,13 +519,8 @@ def test_lgrf_engine_tactics(seed):
 
 
 # --- criticality in the widening order ------------------------------------------------------------
-def _crit_search(crit, seed=5, **kw):
-    from gammago import gammas
-    table = gammas.load_default(9).table
-    s = Search(300000, seed=seed, crit=crit, expand_visits=8, **kw)
-    s.use_gammas(table)
-    s.use_gamma_rollouts(table)
-    return s
+def _crit_search(crit, seed=5):
+    return _gamma_search(9, "gamma", seed, crit=crit, expand_visits=8)
 
 
 def _fight():

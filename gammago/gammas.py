@@ -201,3 +201,43 @@ def soften(table, power, groups=None):
         lo, hi = F.GROUP_BASES[g], F.GROUP_BASES[g] + F.GROUP_SIZES[g]
         table[lo:hi] = table[lo:hi] ** power
     return table
+
+
+def parse_scale(spec):
+    """`--rollout-scale` text -> [(name prefix, factor)]: comma-separated `PREFIX=FACTOR`, where
+    PREFIX picks the features whose name starts with it ("selfatari", "capture:save",
+    "extension:new/2libs") and FACTOR is a finite number > 0. "" -> []."""
+    out = []
+    for part in (p.strip() for p in str(spec).split(",")):
+        if not part:
+            continue
+        prefix, eq, factor = part.rpartition("=")
+        try:
+            f = float(factor)
+        except ValueError:
+            f = float("nan")
+        if not eq or not prefix or not (f > 0 and math.isfinite(f)):
+            raise ValueError(f"rollout scale {part!r}: expected PREFIX=FACTOR with a factor > 0 "
+                             "(e.g. capture:save=3)")
+        if not any(name.startswith(prefix) for name in _names()):
+            raise ValueError(f"rollout scale {part!r}: no feature name starts with {prefix!r} "
+                             f"(groups: {', '.join(F.GROUP_NAMES)})")
+        out.append((prefix, f))
+    return out
+
+
+def scale(table, spec):
+    """A copy of a gamma table with the gammas of the features that `spec` (parse_scale's text
+    or its list) names multiplied by its factors. Used for rollouts: a factor on a feature
+    that only some moves have (self-atari, capture, extension) changes how often the rollouts
+    play those moves against the others."""
+    items = parse_scale(spec) if isinstance(spec, str) else list(spec)
+    table = np.array(getattr(table, "table", table), dtype=np.float64)
+    if table.shape != (F.N_FEATURES,):
+        raise ValueError(f"gamma table has shape {table.shape}, the features need "
+                         f"({F.N_FEATURES},)")
+    for prefix, factor in items:
+        for name, i in _names().items():
+            if name.startswith(prefix):
+                table[i] *= factor
+    return table

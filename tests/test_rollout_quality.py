@@ -1,5 +1,7 @@
-"""Rollout quality tools: softened gamma tables (gammas.soften) and the flat Monte-Carlo match
-(tools/flat_mc_match.py), see docs/BENCHMARKS.md "Rollouts", Quality."""
+"""Rollout quality tools: softened and scaled gamma tables (gammas.soften, gammas.scale, the
+engine's --rollout-power and --rollout-scale), the flat Monte-Carlo match
+(tools/flat_mc_match.py) and the evaluation accuracy tool (tools/rollout_accuracy.py), see
+docs/BENCHMARKS.md "Rollouts", Quality."""
 import importlib.util
 import json
 import os
@@ -15,9 +17,9 @@ from gammago.board import Board
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _tool():
+def _tool(name="flat_mc_match"):
     spec = importlib.util.spec_from_file_location(
-        "flat_mc_match", os.path.join(ROOT, "tools", "flat_mc_match.py"))
+        name, os.path.join(ROOT, "tools", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -103,3 +105,61 @@ def test_engine_rollout_power_option():
     with pytest.raises(ValueError, match="--rollout-power"):
         EngineConfig(rollout_power=-0.5).validate()
     EngineConfig(rollout_power=0.7).validate()
+
+
+def test_scale_multiplies_the_named_features_only():
+    raw = G.load_default().table
+    names = G._names()
+    out = G.scale(raw, "capture:save=3, extension:new/2libs=0.5")
+    changed = {n for n, i in names.items() if out[i] != raw[i]}
+    assert changed == {"capture:save/1", "capture:save/2-3", "capture:save/4+",
+                       "extension:new/2libs"}
+    assert out[names["capture:save/2-3"]] == pytest.approx(3 * raw[names["capture:save/2-3"]])
+    assert out[names["extension:new/2libs"]] == pytest.approx(
+        0.5 * raw[names["extension:new/2libs"]])
+    assert np.array_equal(G.scale(raw, ""), raw) and G.scale(raw, "") is not raw
+    assert np.array_equal(raw, G.load_default().table)          # no aliasing
+    assert G.parse_scale("selfatari=2,,atari:ko=0.5") == [("selfatari", 2.0), ("atari:ko", 0.5)]
+    for bad, why in (("nosuch=2", "no feature name starts"), ("capture=0", "factor > 0"),
+                     ("capture", "PREFIX=FACTOR"), ("capture=x", "PREFIX=FACTOR"),
+                     ("capture=inf", "factor > 0"), ("=2", "PREFIX=FACTOR")):
+        with pytest.raises(ValueError, match=why):
+            G.parse_scale(bad)
+
+
+def test_engine_rollout_gammas_default_and_option():
+    from gammago.engine import Engine, EngineConfig, ROLLOUT_SCALE, rollout_gammas
+    raw = G.load_default().table
+    assert np.array_equal(rollout_gammas(raw, 1.0, ""), raw)
+    assert np.array_equal(rollout_gammas(raw), G.scale(raw, ROLLOUT_SCALE))
+    assert np.allclose(rollout_gammas(raw, 0.5, "selfatari=4"), G.scale(np.sqrt(raw), "selfatari=4"))
+    with pytest.raises(ValueError, match="--rollout-scale: .*nope"):
+        EngineConfig(rollout_scale="nope=2").validate()
+    e = Engine(EngineConfig(playouts=64, seed=3, mode="rollouts", rollout_scale="selfatari=2"))
+    e.new_game(9, 7.0)
+    move = e.genmove("b")
+    assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
+
+
+def test_rollout_accuracy_tool(capsys):
+    from gammago.engine import ROLLOUT_SCALE
+    tool = _tool("rollout_accuracy")
+    data = os.path.join(ROOT, "tests", "data")
+    sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
+    rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
+                           "--start", "20", "--late", "150", "--variant", "", "--worst", "2",
+                           "--bootstrap", "200", "--json"])
+    assert rc == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert "truncated.sgf" in cap.err and "garbage.sgf" in cap.err   # named, the batch goes on
+    assert out["games"] == len(sgfs) and out["positions"] > 10 and out["late_positions"] > 0
+    base, plain = out["rows"]
+    assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
+    assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
+    lo, hi = plain["d_mse_ci"]
+    assert lo <= plain["d_mse"] <= hi
+    assert plain["d_mse"] == pytest.approx(plain["mse"] - base["mse"])
+    assert len(out["worst"]) == 2 and out["worst"][0]["move"] >= 150
+    assert tool.main(sgfs[:1] + ["--variant", "nope=2"]) == 2
+    assert "nope" in capsys.readouterr().err

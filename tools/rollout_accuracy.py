@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""How well do the gamma rollouts judge positions? The mean squared error of pure Monte-Carlo
+(gamma playouts from the position, no tree) against the game's result, over positions sampled
+from finished games, for the rollout table as the engine builds it and for variants of it.
+
+    PYTHONPATH=. python tools/rollout_accuracy.py DIR_OF_SGF [...] \\
+        --variant "capture:save=3,extension:new=3" --variant "selfatari=5"
+
+Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
+whose name starts with PREFIX times F); "" is the trained table as it is. The base is the
+engine's default (`--base`, default gammago.engine.ROLLOUT_SCALE). For every variant it prints:
+  mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
+  late_mse   the same over the positions from move --late on (where results are more settled)
+  accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
+  d_mse      the variant's mse minus the base's, with a 95% interval from a paired bootstrap
+             over games (positions of one game are not independent)
+Every variant sees the same positions with the same playout seeds. Games without a winner
+(draws, no RE) are skipped; a malformed record is named on stderr and the rest go on.
+The game's result is a noisy label for an early position (the players decided it later), so
+only differences between variants on the same positions mean something.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from gammago import gammas as G  # noqa: E402
+from gammago import sgf  # noqa: E402
+from gammago.engine import ROLLOUT_SCALE  # noqa: E402
+from gammago.rollout import GammaPolicy  # noqa: E402
+
+
+def sample_positions(games, start, step):
+    """[(board, black_won, move_number, game_index)] every `step` moves from `start`, up to
+    two moves before the end."""
+    out = []
+    for gi, game in enumerate(games):
+        y = 1.0 if game.winner == "b" else 0.0
+        b = game.board()
+        n = len(game.moves)
+        for i, (colour, vertex) in enumerate(game.moves):
+            if i >= start and (i - start) % step == 0 and i < n - 2:
+                out.append((b.copy(), y, i, gi))
+            b.play(vertex, colour)
+    return out
+
+
+def evaluate(positions, table, playouts, seed):
+    pol = GammaPolicy(table)
+    return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
+                     for k, (b, _, _, _) in enumerate(positions)])
+
+
+def bootstrap_diff(err_v, err_b, game_ids, n_boot, seed):
+    """95% interval of mean(err_v) - mean(err_b), resampling whole games."""
+    rng = np.random.default_rng(seed)
+    games = np.unique(game_ids)
+    d = err_v - err_b
+    sums = np.array([d[game_ids == g].sum() for g in games])
+    counts = np.array([(game_ids == g).sum() for g in games])
+    stats = []
+    for _ in range(n_boot):
+        pick = rng.integers(0, len(games), len(games))
+        stats.append(sums[pick].sum() / counts[pick].sum())
+    return float(np.percentile(stats, 2.5)), float(np.percentile(stats, 97.5))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="+", help="SGF files, directories or archives")
+    ap.add_argument("--size", type=int, default=0, help="only games of this board size")
+    ap.add_argument("--games", type=int, default=None, help="at most this many games")
+    ap.add_argument("--start", type=int, default=12, help="first move number sampled")
+    ap.add_argument("--step", type=int, default=4, help="sample every STEP moves")
+    ap.add_argument("--late", type=int, default=40, help="late_mse counts moves from this on")
+    ap.add_argument("--playouts", type=int, default=64, help="playouts per position")
+    ap.add_argument("--base", default=ROLLOUT_SCALE, help="the base --rollout-scale")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="a --rollout-scale text to compare (repeat for several)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bootstrap", type=int, default=2000)
+    ap.add_argument("--worst", type=int, default=0,
+                    help="also show the N late positions the base misjudges most (board, game, "
+                         "move number, P(Black wins), winner)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    specs = [args.base] + [v for v in args.variant if v != args.base]
+    try:
+        raw = G.load_default(args.size or 19).table
+        tables = [G.scale(raw, s) for s in specs]
+    except (ValueError, OSError) as e:
+        print(f"rollout_accuracy: {e}", file=sys.stderr)
+        return 2
+    games, skipped = [], 0
+    for game in sgf.iter_games(args.paths, max_games=args.games):
+        if (args.size and game.size != args.size) or game.winner is None:
+            skipped += 1
+            continue
+        games.append(game)
+    positions = sample_positions(games, args.start, args.step)
+    if not positions:
+        print("rollout_accuracy: no positions (no finished games with a winner?)",
+              file=sys.stderr)
+        return 2
+    ys = np.array([p[1] for p in positions])
+    late = np.array([p[2] >= args.late for p in positions])
+    gid = np.array([p[3] for p in positions])
+    rows = []
+    base_err = None
+    for spec, table in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
+        ps = evaluate(positions, table, args.playouts, args.seed)
+        err = (ps - ys) ** 2
+        row = {"variant": spec, "mse": float(err.mean()),
+               "late_mse": float(err[late].mean()) if late.any() else None,
+               "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),
+               "mean_black": float(ps.mean())}
+        if base_err is None:
+            base_err = err
+            base_ps = ps
+        else:
+            row["d_mse"] = float(err.mean() - base_err.mean())
+            row["d_mse_ci"] = bootstrap_diff(err, base_err, gid, args.bootstrap, args.seed)
+        rows.append(row)
+    summary = {"games": len(games), "skipped": skipped, "positions": len(positions),
+               "late_positions": int(late.sum()), "black_won": float(ys.mean()),
+               "playouts": args.playouts, "rows": rows}
+    worst = [int(i) for i in np.argsort(-np.where(late, base_err, -1))[:args.worst]
+             if late[i]]
+    summary["worst"] = [{"game": games[gid[i]].name, "move": positions[i][2],
+                         "p_black": float(base_ps[i]),
+                         "winner": "b" if ys[i] else "w"} for i in worst]
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return 0
+    print(f"{len(games)} games ({skipped} skipped), {len(positions)} positions "
+          f"({int(late.sum())} from move {args.late}), {args.playouts} playouts each; "
+          f"Black won {ys.mean():.3f}")
+    for r in rows:
+        d = ""
+        if "d_mse" in r:
+            lo, hi = r["d_mse_ci"]
+            d = f"  d_mse {r['d_mse']:+.4f} ({lo:+.4f} .. {hi:+.4f})"
+        late_s = f"{r['late_mse']:.4f}" if r["late_mse"] is not None else "-"
+        print(f"{r['variant'] or '(trained gammas)':45s} mse {r['mse']:.4f}  late_mse {late_s}  "
+              f"accuracy {r['accuracy']:.3f}{d}")
+    for i, w in zip(worst, summary["worst"]):
+        print(f"\n{w['game']} after move {w['move']}, {positions[i][0].to_move} to move: "
+              f"P(Black wins) {w['p_black']:.2f}, {w['winner'].upper()} won")
+        print(positions[i][0].showboard())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -51,6 +51,7 @@ ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts: gammas of these fe
                              # last move made. MSE of rollout evaluations against game results
                              # -0.0045 on 9x9 games vs GNU Go, -0.0058 on 19x19 Tygem games;
                              # 9x9 self-play 59.5% (+67) (BENCHMARKS "Rollouts: quality")
+ROLLOUT_NAKADE = 0.0
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -79,6 +80,8 @@ class EngineConfig:
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
     rollout_power: float = ROLLOUT_POWER  # gamma rollouts use gamma ** this (priors: raw gammas)
+    rollout_nakade: float = ROLLOUT_NAKADE  # gamma rollouts play the vital point of a
+                                   # killable eye shape the last move closed with this probability
     rollout_scale: str = ROLLOUT_SCALE  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw)
     # tree parameters (pyx/tree.pyx DEFAULTS)
@@ -141,6 +144,10 @@ class EngineConfig:
         g.add_argument("--rollout-power", type=float, default=d.rollout_power,
                        help="gamma rollouts sample moves by gamma ** P (below 1: flatter); "
                             "the tree's priors keep the raw gammas")
+        g.add_argument("--rollout-nakade", type=float, default=d.rollout_nakade, metavar="P",
+                       help="gamma rollouts play the vital point of a killable eye shape (three, "
+                            "pyramid four, bulky or crossed five, rabbity six) that the last move "
+                            "closed with probability P (0: never)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -215,6 +222,7 @@ class EngineConfig:
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
+            (0 <= self.rollout_nakade <= 1, f"--rollout-nakade must be in [0, 1], not {self.rollout_nakade}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
             (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
@@ -475,7 +483,7 @@ class Engine:
         rollout_table = None
         if table is not None and cfg.rollout != "light":
             rollout_table = rollout_gammas(table, cfg.rollout_power, cfg.rollout_scale)
-        self.search.use_gamma_rollouts(rollout_table)
+        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade)
 
     def _forget(self):
         self._tree_moves = None

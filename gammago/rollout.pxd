@@ -117,7 +117,11 @@ ctypedef struct gamma_policy_t:
     uint8_t cache_flags[MAX_PTS]
     int16_t cache_llist[MAX_PTS]
     int16_t cache_klist[MAX_PTS]
+    # nakade: the probability of playing the vital point of a killable eye shape next to the
+    # last move (nakade_point) instead of sampling; 0 never
+    double nakade
     # statistics
+    long n_nakade
     long n_cached
     long n_choose
     long n_attempts
@@ -131,6 +135,10 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
+# the vital point of a killable eye shape (straight / bent three, pyramid four, crossed / bulky
+# five, rabbity six) in an empty region touching `last` that stones of last's colour alone
+# enclose; PASS when there is none
+cdef int nakade_point(const board_t* b, int last) noexcept nogil
 # fill the policy seam with g (g stays owned by the caller)
 cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil
 # for tree.pxd's rollout_maker_t: arg is the gamma table (const double*); make allocates a

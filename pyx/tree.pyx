@@ -855,6 +855,7 @@ cdef class Search:
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
     cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
+    cdef double _nakade       # gamma rollouts: probability of the nakade vital point
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -937,11 +938,16 @@ cdef class Search:
         self.t.prior.ctx = <void*>&view[0]
         self.t.prior.rate = _gamma_rate
 
-    def use_gamma_rollouts(self, table):
+    def use_gamma_rollouts(self, table, double nakade=0.0):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
-        for a float64 gamma table; None goes back to light (uniform) rollouts."""
+        for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
+        probability that a rollout plays the vital point of a killable eye shape the last move
+        closed (gamma_policy_t.nakade)."""
         import numpy as np
         cdef double[::1] view
+        if not 0 <= nakade <= 1:
+            raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
+        self._nakade = nakade
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -964,6 +970,11 @@ cdef class Search:
     @property
     def rollouts(self):
         return "gamma" if self._rollout_table is not None else "light"
+
+    @property
+    def nakade(self):
+        """The gamma rollouts' probability of the nakade vital point (use_gamma_rollouts)."""
+        return self._nakade
 
     @property
     def ladders(self):
@@ -1177,6 +1188,8 @@ cdef class Search:
                 self._free_workers()
                 raise MemoryError("rollout policy could not be created")
             self.workers[i].has_pol = 1
+            if self.maker.make == rollout_make_gamma:
+                (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
             _lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

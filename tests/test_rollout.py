@@ -325,3 +325,54 @@ def test_start_position_cache_reused_only_for_the_same_position():
     assert gp.stats["cached"] == 3
     fresh = rollout.GammaPolicy(random_table(5)).first_moves(other, 2000, seed=1)
     assert (cached == fresh).all()
+
+
+def _closed(white, last, black=(), size=9):
+    """A board where White's last move `last` joins the white stones around an eye space."""
+    b = Board(size)
+    b.setup(black=list(black), white=list(white))
+    b.to_move = "w"
+    b.play(last, "w")
+    return b
+
+
+@pytest.mark.parametrize("white,last,black,vital", [
+    (["A2", "B2", "C2", "D2"], "D1", [], "B1"),                      # straight three, edge
+    (["A3", "B2"], "C1", [], "A1"),                                  # bent three, corner
+    (["A1", "B2", "D2", "C3"], "E1", [], "C1"),                      # pyramid four
+    (["A3", "B3", "C2"], "D1", [], "B1"),                            # bulky five A1 B1 C1 A2 B2
+    (["A2", "B2", "C2", "D2", "E2"], "E1", [], None),                # straight four: alive
+    (["A3", "B3", "C2"], "C1", [], None),                            # square four: no vital point
+    (["A2", "B2", "C2"], "D2", ["D1"], None),                        # a black stone touches it
+    (["A2", "B2", "C2", "D2", "E2", "F2", "G2"], "H1", [], None),    # seven points: too big
+])
+def test_nakade_vital_points(white, last, black, vital):
+    b = _closed(white, last, black)
+    assert rollout.vital_point(b) == vital
+
+
+def test_nakade_crossed_five_and_rabbity_six():
+    # crossed five E4 E5 E6 D5 F5 inside white walls
+    walls = ["E3", "D4", "F4", "C5", "G5", "D6", "F6", "E7"]
+    assert rollout.vital_point(_closed(walls[:-1], walls[-1])) == "E5"
+    # rabbity six: E5 D5 F5 E4 E6 F6
+    walls6 = ["E3", "D4", "F4", "C5", "G5", "D6", "G6", "E7", "F7"]
+    assert rollout.vital_point(_closed(walls6[:-1], walls6[-1])) == "E5"
+
+
+def test_nakade_rollouts_play_the_vital_point_and_stay_exact():
+    b = _closed(["A2", "B2", "C2", "D2", "E3", "E4", "D5", "C5", "B5", "A5", "D3", "D4"], "D1")
+    # Black to move; the straight three A1 B1 C1 has its vital point at B1
+    assert rollout.vital_point(b) == "B1"
+    table = shipped_or_random()
+    always = rollout.GammaPolicy(table, nakade=1.0)
+    counts = always.first_moves(b, 50, seed=3)
+    assert counts[b.point("B1")] == 50
+    never = rollout.GammaPolicy(table, nakade=0.0)
+    assert never.first_moves(b, 50, seed=3).sum() == 50
+    assert always.stats["nakade"] == 50 and never.stats["nakade"] == 0
+    with pytest.raises(ValueError, match="nakade"):
+        rollout.GammaPolicy(table, nakade=1.5)
+    # whole playouts with the nakade moves keep the incremental weights exact
+    for size in (5, 9):
+        assert rollout.selfcheck(table, size=size, games=30, seed=size, nakade=1.0) > 30 * size

@@ -7,8 +7,9 @@ from finished games, for the rollout table as the engine builds it and for varia
         --variant "capture:save=3,extension:new=3" --variant "selfatari=5"
 
 Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
-whose name starts with PREFIX times F); "" is the trained table as it is. The base is the
-engine's default (`--base`, default gammago.engine.ROLLOUT_SCALE). For every variant it prints:
+whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
+sets the rollouts' `--rollout-nakade` instead (default: the engine's). The base is the engine's
+default (`--base`, default gammago.engine.ROLLOUT_SCALE). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
@@ -31,7 +32,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
-from gammago.engine import ROLLOUT_SCALE  # noqa: E402
+from gammago.engine import ROLLOUT_NAKADE, ROLLOUT_SCALE  # noqa: E402
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -50,8 +51,24 @@ def sample_positions(games, start, step):
     return out
 
 
-def evaluate(positions, table, playouts, seed):
-    pol = GammaPolicy(table)
+def split_variant(spec):
+    """A variant text -> (its --rollout-scale text, the nakade probability)."""
+    nakade, parts = ROLLOUT_NAKADE, []
+    for part in (p.strip() for p in spec.split(",")):
+        if part.startswith("nakade="):
+            try:
+                nakade = float(part[len("nakade="):])
+            except ValueError:
+                nakade = -1.0
+            if not 0 <= nakade <= 1:
+                raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
+        elif part:
+            parts.append(part)
+    return ",".join(parts), nakade
+
+
+def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE):
+    pol = GammaPolicy(table, nakade=nakade)
     return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
                      for k, (b, _, _, _) in enumerate(positions)])
 
@@ -92,7 +109,8 @@ def main(argv=None):
     specs = [args.base] + [v for v in args.variant if v != args.base]
     try:
         raw = G.load_default(args.size or 19).table
-        tables = [G.scale(raw, s) for s in specs]
+        split = [split_variant(s) for s in specs]
+        tables = [(G.scale(raw, scale), nakade) for scale, nakade in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -112,8 +130,8 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, table in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
-        ps = evaluate(positions, table, args.playouts, args.seed)
+    for spec, (table, nakade) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
+        ps = evaluate(positions, table, args.playouts, args.seed, nakade)
         err = (ps - ys) ** 2
         row = {"variant": spec, "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

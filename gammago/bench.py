@@ -51,11 +51,15 @@ GAMMA_PLAYOUTS = {9: 4000, 19: 600}
 
 
 def gamma_figures(runs, quick, seed, gammas=None):
-    """Gamma playouts/s from the empty board with the shipped gammas (one thread), beside light
-    playouts timed in alternation with them; {'gamma_error': why} when no gammas load."""
+    """Gamma playouts/s from the empty board with the engine's rollout table (the shipped
+    gammas as engine.rollout_gammas scales them; `gammas`: another table), one thread, beside
+    light playouts timed in alternation with them; {'gamma_error': why} when no gammas load."""
     from gammago import rollout
+    from gammago.engine import rollout_gammas
+    from gammago.gammas import load_default
     try:
-        policy = rollout.GammaPolicy(gammas)
+        policy = rollout.GammaPolicy(rollout_gammas(load_default().table) if gammas is None
+                                     else gammas)
     except (ValueError, OSError) as e:
         return {"gamma_error": str(e)}
     out = {}
@@ -99,6 +103,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 def search_figures(runs, quick, seed):
     from gammago import gammas
     from gammago.board import Board
+    from gammago.engine import rollout_gammas
     from gammago.tree import Search
     out = {}
     for size, n in SEARCH_PLAYOUTS.items():
@@ -114,7 +119,7 @@ def search_figures(runs, quick, seed):
                     tree = Search(1_000_000, seed=s)
                     if table is not None:
                         tree.use_gammas(table)
-                        tree.use_gamma_rollouts(table)
+                        tree.use_gamma_rollouts(rollout_gammas(table))
                     tree.set_root(Board(size, 7.5))
                     return tree.run(threads, count), count, 0
 

@@ -327,43 +327,64 @@ def test_start_position_cache_reused_only_for_the_same_position():
     assert (cached == fresh).all()
 
 
-def _closed(white, last, black=(), size=9):
-    """A board where White's last move `last` joins the white stones around an eye space."""
+COLS = "ABCDEFGHJKLMNOPQRST"
+
+
+def _neighbours(v, size):
+    c, r = COLS.index(v[0]), int(v[1:])
+    for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        if 0 <= c + dc < size and 1 <= r + dr <= size:
+            yield COLS[c + dc] + str(r + dr)
+
+
+def _closed(white, last, region, black=(), ring=True, size=9):
+    """White's last move `last` joins the white stones around the empty `region`. ring: Black
+    stones on every other empty neighbour of the white stones, so that White's only liberties
+    are in the region (its last eye space)."""
+    ws = set(white) | {last}
+    bs = set(black)
+    if ring:
+        bs |= {n for v in ws for n in _neighbours(v, size) if n not in ws and n not in region}
     b = Board(size)
-    b.setup(black=list(black), white=list(white))
+    b.setup(black=sorted(bs), white=list(white))
     b.to_move = "w"
     b.play(last, "w")
     return b
 
 
-@pytest.mark.parametrize("white,last,black,vital", [
-    (["A2", "B2", "C2", "D2"], "D1", [], "B1"),                      # straight three, edge
-    (["A3", "B2"], "C1", [], "A1"),                                  # bent three, corner
-    (["A1", "B2", "D2", "C3"], "E1", [], "C1"),                      # pyramid four
-    (["A3", "B3", "C2"], "D1", [], "B1"),                            # bulky five A1 B1 C1 A2 B2
-    (["A2", "B2", "C2", "D2", "E2"], "E1", [], None),                # straight four: alive
-    (["A3", "B3", "C2"], "C1", [], None),                            # square four: no vital point
-    (["A2", "B2", "C2"], "D2", ["D1"], None),                        # a black stone touches it
-    (["A2", "B2", "C2", "D2", "E2", "F2", "G2"], "H1", [], None),    # seven points: too big
+@pytest.mark.parametrize("white,last,region,vital", [
+    (["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"], "B1"),            # straight three
+    (["A3", "B2"], "C1", ["A1", "B1", "A2"], "A1"),                        # bent three, corner
+    (["A1", "B2", "D2", "C3"], "E1", ["B1", "C1", "D1", "C2"], "C1"),       # pyramid four
+    (["A3", "B3", "C2"], "D1", ["A1", "B1", "C1", "A2", "B2"], "B1"),      # bulky five
+    (["E3", "D4", "F4", "C5", "G5", "D6", "F6"], "E7",
+     ["E4", "D5", "E5", "F5", "E6"], "E5"),                                # crossed five
+    (["E3", "D4", "F4", "C5", "G5", "D6", "G6", "E7"], "F7",
+     ["E4", "D5", "E5", "F5", "E6", "F6"], "E5"),                          # rabbity six
+    (["A2", "B2", "C2", "D2", "E2"], "E1", ["A1", "B1", "C1", "D1"], None),  # straight four
+    (["A3", "B3", "C2"], "C1", ["A1", "B1", "A2", "B2"], None),            # square four
+    (["A2", "B2", "C2", "D2", "E2", "F2", "G2"], "H1",
+     ["A1", "B1", "C1", "D1", "E1", "F1", "G1"], None),                    # seven points
 ])
-def test_nakade_vital_points(white, last, black, vital):
-    b = _closed(white, last, black)
-    assert rollout.vital_point(b) == vital
+def test_nakade_vital_points(white, last, region, vital):
+    assert rollout.vital_point(_closed(white, last, region)) == vital
 
 
-def test_nakade_crossed_five_and_rabbity_six():
-    # crossed five E4 E5 E6 D5 F5 inside white walls
-    walls = ["E3", "D4", "F4", "C5", "G5", "D6", "F6", "E7"]
-    assert rollout.vital_point(_closed(walls[:-1], walls[-1])) == "E5"
-    # rabbity six: E5 D5 F5 E4 E6 F6
-    walls6 = ["E3", "D4", "F4", "C5", "G5", "D6", "G6", "E7", "F7"]
-    assert rollout.vital_point(_closed(walls6[:-1], walls6[-1])) == "E5"
+def test_nakade_needs_a_region_enclosed_by_one_colour():
+    three = (["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"])
+    assert rollout.vital_point(_closed(*three)) == "B1"
+    # whether White has liberties elsewhere is not asked (a stricter rule, only the group's
+    # last eye space, played worse: BENCHMARKS "Rollouts: quality")
+    assert rollout.vital_point(_closed(*three, ring=False)) == "B1"
+    # a black stone touches the region
+    assert rollout.vital_point(_closed(["A2", "B2", "C2"], "D2", ["A1", "B1", "C1"],
+                                       black=["D1"])) is None
 
 
 def test_nakade_rollouts_play_the_vital_point_and_stay_exact():
-    b = _closed(["A2", "B2", "C2", "D2", "E3", "E4", "D5", "C5", "B5", "A5", "D3", "D4"], "D1")
-    # Black to move; the straight three A1 B1 C1 has its vital point at B1
-    assert rollout.vital_point(b) == "B1"
+    b = _closed(["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"])
+    # Black to move; the straight three A1 B1 C1 is White's last eye space, vital point B1
+    assert b.to_move == "b" and rollout.vital_point(b) == "B1"
     table = shipped_or_random()
     always = rollout.GammaPolicy(table, nakade=1.0)
     counts = always.first_moves(b, 50, seed=3)
@@ -373,6 +394,17 @@ def test_nakade_rollouts_play_the_vital_point_and_stay_exact():
     assert always.stats["nakade"] == 50 and never.stats["nakade"] == 0
     with pytest.raises(ValueError, match="nakade"):
         rollout.GammaPolicy(table, nakade=1.5)
-    # whole playouts with the nakade moves keep the incremental weights exact
+    # the weights stay exact through the nakade move and the moves after it
+    b2 = b.copy()
+    gp = rollout.GammaPolicy(table, nakade=1.0)
+    gp.reset(b2)
+    for k in range(12):
+        m = gp.choose(b2, seed=k + 1)
+        if k == 0:
+            assert m == b2.point("B1")
+        gp.step(b2, m)
+        gp.check(b2)
+    assert gp.stats["nakade"] >= 1
+    # whole playouts with nakade on keep the incremental weights exact
     for size in (5, 9):
         assert rollout.selfcheck(table, size=size, games=30, seed=size, nakade=1.0) > 30 * size

@@ -55,15 +55,17 @@ def gamma_figures(runs, quick, seed, gammas=None):
     gammas as engine.rollout_gammas scales them; `gammas`: another table), one thread, beside
     light playouts timed in alternation with them; {'gamma_error': why} when no gammas load."""
     from gammago import rollout
-    from gammago.engine import rollout_gammas
+    from gammago.engine import rollout_gammas, rollout_scale_for
     from gammago.gammas import load_default
     try:
-        policy = rollout.GammaPolicy(rollout_gammas(load_default().table) if gammas is None
-                                     else gammas)
+        policies = {size: rollout.GammaPolicy(
+            rollout_gammas(load_default(size).table, scale=rollout_scale_for(size))
+            if gammas is None else gammas) for size in GAMMA_PLAYOUTS}
     except (ValueError, OSError) as e:
         return {"gamma_error": str(e)}
     out = {}
     for size, n in GAMMA_PLAYOUTS.items():
+        policy = policies[size]
         n = max(50, n // 10) if quick else n
         nl = n * 5
         rates, move_rates, ratios = [], [], []
@@ -103,7 +105,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 def search_figures(runs, quick, seed):
     from gammago import gammas
     from gammago.board import Board
-    from gammago.engine import rollout_gammas
+    from gammago.engine import rollout_gammas, rollout_scale_for
     from gammago.tree import Search
     out = {}
     for size, n in SEARCH_PLAYOUTS.items():
@@ -119,7 +121,8 @@ def search_figures(runs, quick, seed):
                     tree = Search(1_000_000, seed=s)
                     if table is not None:
                         tree.use_gammas(table)
-                        tree.use_gamma_rollouts(rollout_gammas(table))
+                        tree.use_gamma_rollouts(
+                            rollout_gammas(table, scale=rollout_scale_for(size)))
                     tree.set_root(Board(size, 7.5))
                     return tree.run(threads, count), count, 0
 

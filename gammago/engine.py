@@ -46,11 +46,15 @@ CRIT = 2.0                   # criticality weight in the widening order below CR
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
 CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
                              # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
-ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts: gammas of these features x3:
-                             # capturing to save an own string in atari and escaping an atari the
-                             # last move made. MSE of rollout evaluations against game results
-                             # -0.0045 on 9x9 games vs GNU Go, -0.0058 on 19x19 Tygem games;
-                             # 9x9 self-play 59.5% (+67) (BENCHMARKS "Rollouts: quality")
+ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts below ROLLOUT_SCALE_MAX_SIZE:
+                             # gammas of these features x3 (capturing to save an own string in
+                             # atari, escaping an atari the last move made). MSE of rollout
+                             # evaluations against game results -0.0045 on 9x9 games vs GNU Go,
+                             # -0.0058 on 19x19 Tygem games; 9x9 self-play 59.5% (+67)
+                             # (BENCHMARKS "Rollouts: quality")
+ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this size up: in
+                             # 13x13 self-play (net-root, 1,000 playouts, 60 games) the scale
+                             # scored 46.7% (-23 Elo, -110 .. +64): no sign of a gain in play
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
@@ -84,8 +88,9 @@ class EngineConfig:
     rollout_power: float = ROLLOUT_POWER  # gamma rollouts use gamma ** this (priors: raw gammas)
     rollout_nakade: float = ROLLOUT_NAKADE  # gamma rollouts play the vital point of a
                                    # killable eye shape the last move closed with this probability
-    rollout_scale: str = ROLLOUT_SCALE  # gamma rollouts: features' gammas times factors
-                                   # ("capture:save=3,...", gammas.parse_scale; priors: raw)
+    rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
+                                   # ("capture:save=3,...", gammas.parse_scale; priors: raw;
+                                   # None: by board size, rollout_scale_for)
     # tree parameters (pyx/tree.pyx DEFAULTS)
     expand_visits: int = 0         # 0: by board size (expand_visits_for)
     pw_init: int = 1
@@ -153,7 +158,10 @@ class EngineConfig:
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
-                            "trained gammas as they are); the tree's priors keep the raw gammas")
+                            "trained gammas as they are; default by board size: "
+                            f"'{ROLLOUT_SCALE}' below {ROLLOUT_SCALE_MAX_SIZE}x"
+                            f"{ROLLOUT_SCALE_MAX_SIZE}, '' from there up); the tree's priors "
+                            "keep the raw gammas")
         g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
                        help="rollout policy: gamma-weighted (needs the shipped gammas), light "
                             "(uniform), auto (gamma when a gamma file is shipped)")
@@ -251,7 +259,8 @@ class EngineConfig:
                 raise ValueError(msg)
         from gammago import gammas
         try:
-            gammas.parse_scale(self.rollout_scale)
+            if self.rollout_scale is not None:
+                gammas.parse_scale(self.rollout_scale)
         except ValueError as e:
             raise ValueError(f"--rollout-scale: {e}") from None
 
@@ -275,6 +284,11 @@ def rollout_gammas(table, power=ROLLOUT_POWER, scale=ROLLOUT_SCALE):
     if scale:
         table = gammas.scale(table, scale)
     return table
+
+
+def rollout_scale_for(size):
+    """--rollout-scale unset: the rollout scale for a board size."""
+    return ROLLOUT_SCALE if size < ROLLOUT_SCALE_MAX_SIZE else ""
 
 
 def crit_for(size):
@@ -484,7 +498,8 @@ class Engine:
         self.search.use_gammas(table if cfg.prior != "cheap" else None)
         rollout_table = None
         if table is not None and cfg.rollout != "light":
-            rollout_table = rollout_gammas(table, cfg.rollout_power, cfg.rollout_scale)
+            scale = cfg.rollout_scale if cfg.rollout_scale is not None else rollout_scale_for(size)
+            rollout_table = rollout_gammas(table, cfg.rollout_power, scale)
         self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade)
 
     def _forget(self):

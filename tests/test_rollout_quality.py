@@ -128,8 +128,11 @@ def test_scale_multiplies_the_named_features_only():
 
 
 def test_engine_rollout_gammas_default_and_option():
-    from gammago.engine import Engine, EngineConfig, ROLLOUT_SCALE, rollout_gammas
+    from gammago.engine import (Engine, EngineConfig, ROLLOUT_SCALE, rollout_gammas,
+                                rollout_scale_for)
     raw = G.load_default().table
+    assert rollout_scale_for(9) == ROLLOUT_SCALE != "" and rollout_scale_for(13) == ""
+    assert EngineConfig().rollout_scale is None     # by board size unless given
     assert np.array_equal(rollout_gammas(raw, 1.0, ""), raw)
     assert np.array_equal(rollout_gammas(raw), G.scale(raw, ROLLOUT_SCALE))
     assert np.allclose(rollout_gammas(raw, 0.5, "selfatari=4"), G.scale(np.sqrt(raw), "selfatari=4"))

@@ -9,7 +9,7 @@ from finished games, for the rollout table as the engine builds it and for varia
 Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
 sets the rollouts' `--rollout-nakade` instead (default: the engine's). The base is the engine's
-default (`--base`, default gammago.engine.ROLLOUT_SCALE). For every variant it prints:
+default for `--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
@@ -32,7 +32,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
-from gammago.engine import ROLLOUT_NAKADE, ROLLOUT_SCALE  # noqa: E402
+from gammago.engine import ROLLOUT_NAKADE, ROLLOUT_SCALE, rollout_scale_for  # noqa: E402
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -96,7 +96,8 @@ def main(argv=None):
     ap.add_argument("--step", type=int, default=4, help="sample every STEP moves")
     ap.add_argument("--late", type=int, default=40, help="late_mse counts moves from this on")
     ap.add_argument("--playouts", type=int, default=64, help="playouts per position")
-    ap.add_argument("--base", default=ROLLOUT_SCALE, help="the base --rollout-scale")
+    ap.add_argument("--base", default=None,
+                    help="the base --rollout-scale (default: the engine's for --size)")
     ap.add_argument("--variant", action="append", default=[],
                     help="a --rollout-scale text to compare (repeat for several)")
     ap.add_argument("--seed", type=int, default=1)
@@ -106,7 +107,9 @@ def main(argv=None):
                          "move number, P(Black wins), winner)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    specs = [args.base] + [v for v in args.variant if v != args.base]
+    base = args.base if args.base is not None else (
+        rollout_scale_for(args.size) if args.size else ROLLOUT_SCALE)
+    specs = [base] + [v for v in args.variant if v != base]
     try:
         raw = G.load_default(args.size or 19).table
         split = [split_variant(s) for s in specs]

@@ -55,12 +55,12 @@ def gamma_figures(runs, quick, seed, gammas=None):
     gammas as engine.rollout_gammas scales them; `gammas`: another table), one thread, beside
     light playouts timed in alternation with them; {'gamma_error': why} when no gammas load."""
     from gammago import rollout
-    from gammago.engine import rollout_gammas, rollout_scale_for
+    from gammago.engine import rollout_gammas
     from gammago.gammas import load_default
     try:
         policies = {size: rollout.GammaPolicy(
-            rollout_gammas(load_default(size).table, scale=rollout_scale_for(size))
-            if gammas is None else gammas) for size in GAMMA_PLAYOUTS}
+            rollout_gammas(load_default(size).table, size) if gammas is None else gammas)
+            for size in GAMMA_PLAYOUTS}
     except (ValueError, OSError) as e:
         return {"gamma_error": str(e)}
     out = {}
@@ -105,7 +105,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 def search_figures(runs, quick, seed):
     from gammago import gammas
     from gammago.board import Board
-    from gammago.engine import rollout_gammas, rollout_scale_for
+    from gammago.engine import rollout_gammas
     from gammago.tree import Search
     out = {}
     for size, n in SEARCH_PLAYOUTS.items():
@@ -121,8 +121,7 @@ def search_figures(runs, quick, seed):
                     tree = Search(1_000_000, seed=s)
                     if table is not None:
                         tree.use_gammas(table)
-                        tree.use_gamma_rollouts(
-                            rollout_gammas(table, scale=rollout_scale_for(size)))
+                        tree.use_gamma_rollouts(rollout_gammas(table, size))
                     tree.set_root(Board(size, 7.5))
                     return tree.run(threads, count), count, 0
 

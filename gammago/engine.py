@@ -275,10 +275,13 @@ class EngineConfig:
         return p
 
 
-def rollout_gammas(table, power=ROLLOUT_POWER, scale=ROLLOUT_SCALE):
-    """The gamma table the rollouts sample with: the trained table raised to `power`
-    (--rollout-power), then the features named by `scale` (--rollout-scale) multiplied."""
+def rollout_gammas(table, size, power=ROLLOUT_POWER, scale=None):
+    """The gamma table the rollouts sample with on a board of `size`: the trained table raised
+    to `power` (--rollout-power), then the features named by `scale` (--rollout-scale; None:
+    rollout_scale_for(size)) multiplied."""
     from gammago import gammas
+    if scale is None:
+        scale = rollout_scale_for(size)
     if power != 1.0:
         table = gammas.soften(table, power)
     if scale:
@@ -498,8 +501,7 @@ class Engine:
         self.search.use_gammas(table if cfg.prior != "cheap" else None)
         rollout_table = None
         if table is not None and cfg.rollout != "light":
-            scale = cfg.rollout_scale if cfg.rollout_scale is not None else rollout_scale_for(size)
-            rollout_table = rollout_gammas(table, cfg.rollout_power, scale)
+            rollout_table = rollout_gammas(table, size, cfg.rollout_power, cfg.rollout_scale)
         self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade)
 
     def _forget(self):

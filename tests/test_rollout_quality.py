@@ -133,9 +133,11 @@ def test_engine_rollout_gammas_default_and_option():
     raw = G.load_default().table
     assert rollout_scale_for(9) == ROLLOUT_SCALE != "" and rollout_scale_for(13) == ""
     assert EngineConfig().rollout_scale is None     # by board size unless given
-    assert np.array_equal(rollout_gammas(raw, 1.0, ""), raw)
-    assert np.array_equal(rollout_gammas(raw), G.scale(raw, ROLLOUT_SCALE))
-    assert np.allclose(rollout_gammas(raw, 0.5, "selfatari=4"), G.scale(np.sqrt(raw), "selfatari=4"))
+    assert np.array_equal(rollout_gammas(raw, 9, 1.0, ""), raw)
+    assert np.array_equal(rollout_gammas(raw, 9), G.scale(raw, ROLLOUT_SCALE))
+    assert np.array_equal(rollout_gammas(raw, 19), raw)
+    assert np.allclose(rollout_gammas(raw, 19, 0.5, "selfatari=4"),
+                       G.scale(np.sqrt(raw), "selfatari=4"))
     with pytest.raises(ValueError, match="--rollout-scale: .*nope"):
         EngineConfig(rollout_scale="nope=2").validate()
     with pytest.raises(ValueError, match="--rollout-nakade"):

@@ -32,7 +32,8 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
-from gammago.engine import ROLLOUT_NAKADE, ROLLOUT_SCALE, rollout_scale_for  # noqa: E402
+from gammago.engine import (ROLLOUT_NAKADE, ROLLOUT_SCALE, rollout_gammas,  # noqa: E402
+                            rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -111,9 +112,10 @@ def main(argv=None):
         rollout_scale_for(args.size) if args.size else ROLLOUT_SCALE)
     specs = [base] + [v for v in args.variant if v != base]
     try:
-        raw = G.load_default(args.size or 19).table
+        size = args.size or 19
+        raw = G.load_default(size).table
         split = [split_variant(s) for s in specs]
-        tables = [(G.scale(raw, scale), nakade) for scale, nakade in split]
+        tables = [(rollout_gammas(raw, size, scale=scale), nakade) for scale, nakade in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2

@@ -58,6 +58,11 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
+ROLLOUT_LIGHT_AFTER = 30     # gamma rollouts go on with uniform random moves after this many
+                             # (--rollout-light-after) below ROLLOUT_LIGHT_MAX_SIZE: twice the
+                             # playouts a second on 9x9 and no loss of evaluation accuracy
+                             # (BENCHMARKS "Rollouts: quality")
+ROLLOUT_LIGHT_MAX_SIZE = 13  # ... and gamma to the end from this size up (not measured there)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -88,6 +93,9 @@ class EngineConfig:
     rollout_power: float = ROLLOUT_POWER  # gamma rollouts use gamma ** this (priors: raw gammas)
     rollout_nakade: float = ROLLOUT_NAKADE  # gamma rollouts play the vital point of a
                                    # killable eye shape the last move closed with this probability
+    rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
+                                   # before the rest of the playout follows the light tail's
+                                   # rules (0: all; None: by board size, rollout_light_after_for)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -155,6 +163,14 @@ class EngineConfig:
                        help="gamma rollouts play the vital point of a killable eye shape (three, "
                             "pyramid four, bulky or crossed five, rabbity six) that the last move "
                             "closed with probability P (0: never)")
+        g.add_argument("--rollout-light-after", type=int, default=d.rollout_light_after,
+                       metavar="N",
+                       help="gamma rollouts sample their first N moves from the gammas and go on "
+                            "with a light tail: capture the last move's string in atari, save an "
+                            "own string it put in atari, else a random move that is no self-atari "
+                            "of a string (0: gammas to the end; default by board "
+                            f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_MAX_SIZE}x"
+                            f"{ROLLOUT_LIGHT_MAX_SIZE}, 0 from there up)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -233,6 +249,8 @@ class EngineConfig:
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
             (0 <= self.rollout_nakade <= 1, f"--rollout-nakade must be in [0, 1], not {self.rollout_nakade}"),
+            (self.rollout_light_after is None or self.rollout_light_after >= 0,
+             f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
             (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
@@ -292,6 +310,11 @@ def rollout_gammas(table, size, power=ROLLOUT_POWER, scale=None):
 def rollout_scale_for(size):
     """--rollout-scale unset: the rollout scale for a board size."""
     return ROLLOUT_SCALE if size < ROLLOUT_SCALE_MAX_SIZE else ""
+
+
+def rollout_light_after_for(size):
+    """--rollout-light-after unset: the gamma moves of a rollout for a board size."""
+    return ROLLOUT_LIGHT_AFTER if size < ROLLOUT_LIGHT_MAX_SIZE else 0
 
 
 def crit_for(size):
@@ -502,7 +525,10 @@ class Engine:
         rollout_table = None
         if table is not None and cfg.rollout != "light":
             rollout_table = rollout_gammas(table, size, cfg.rollout_power, cfg.rollout_scale)
-        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade)
+        light_after = cfg.rollout_light_after
+        if light_after is None:
+            light_after = rollout_light_after_for(size)
+        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after)
 
     def _forget(self):
         self._tree_moves = None

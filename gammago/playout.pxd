@@ -15,6 +15,9 @@ ctypedef struct policy_t:
     void (*played)(void* ctx, board_t* b, int move) noexcept nogil
 
 cdef void policy_light(policy_t* pol) noexcept nogil
+# the light policy's choice for b.to_move (ctx unused): uniform over legal non-eye points, PASS
+# when none is left; no state, so any policy may hand a move over to it
+cdef int light_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil
 cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept nogil
 # playout_run that also records the moves (PASS included) and the colour that played each:
 # moves[i], colors[i] for i < the returned count (both arrays hold at least maxmoves entries)

@@ -120,8 +120,14 @@ ctypedef struct gamma_policy_t:
     # nakade: the probability of playing the vital point of a killable eye shape next to the
     # last move (nakade_point) instead of sampling; 0 never
     double nakade
+    # light_after: once this many moves of the playout were played (nplayed counts them from
+    # setboard), the rest follow the light tail's rules (tail_choose in pyx/rollout.pyx), not
+    # the gammas; 0: gammas to the end
+    int light_after
+    int nplayed
     # statistics
     long n_nakade
+    long n_light
     long n_cached
     long n_choose
     long n_attempts

@@ -25,7 +25,7 @@ cdef void _light_setboard(void* ctx, board_t* b) noexcept nogil:
 cdef void _light_played(void* ctx, board_t* b, int move) noexcept nogil:
     pass
 
-cdef int _light_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
+cdef int light_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef int c = b.to_move
     cdef int n = b.nempty
     cdef int i, p, m = 0
@@ -48,7 +48,7 @@ cdef int _light_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
 cdef void policy_light(policy_t* pol) noexcept nogil:
     pol.ctx = NULL
     pol.setboard = _light_setboard
-    pol.choose = _light_choose
+    pol.choose = light_choose
     pol.played = _light_played
 
 # ---------------------------------------------------------------------------------------------

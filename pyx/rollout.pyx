@@ -8,11 +8,11 @@ from libc.stdio cimport snprintf
 from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
-                            board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
+                            board_first_lib, board_lib_list, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
                             CODE_ATARI_SHIFT, _popcount32, lib_has)
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
-                              bench_policy, evaluate_policy)
+                              light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -34,6 +34,7 @@ cdef enum:
     F_DIRTY = 1
     F_L = 2
     F_K = 4
+    TAIL_TRIES = 10  # random draws of the light tail before it takes any legal non-eye point
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and tables
@@ -753,6 +754,7 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
         _set_geometry(g, b)
     _set_all_full(g)
     g.chosen = -1
+    g.nplayed = 0
     if _cache_matches(g, b):
         g.n_cached += 1
         g.full[c] = 0
@@ -865,9 +867,114 @@ cdef int nakade_point(const board_t* b, int last) noexcept nogil:
             return best
     return PASS
 
+# ---------------------------------------------------------------------------------------------
+# The light tail (gamma_policy_t.light_after): after a playout's first light_after moves the
+# gamma weights are no longer kept (their upkeep is most of a move's cost) and moves follow a
+# few rules, as Mogo's and Pachi's playouts do: capture the string of the last move when it is
+# in atari; save a string of the mover that the last move put in atari, by extending when that
+# leaves it two liberties or by capturing a string next to it (one of these, uniformly);
+# otherwise a uniform random legal point that fills no own eye and is no self-atari of a
+# string of two or more stones (TAIL_TRIES draws, then any legal non-eye point).
+# ---------------------------------------------------------------------------------------------
+cdef int _libs_after(const board_t* b, int p, int c) noexcept nogil:
+    """Liberties of c's string at p after c plays the empty point p, counted up to 2 (stones
+    that the move captures next to p count as liberties)."""
+    cdef int k, q, h, i, j, n = 0, nl
+    cdef int found[8]
+    cdef int16_t ls[4]
+    for k in range(4):
+        q = p + b.off[k]
+        nl = 0
+        if b.color[q] == EMPTY or (b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1):
+            ls[0] = <int16_t>q
+            nl = 1
+        elif b.color[q] == c:
+            h = b.head[q]
+            if b.nlibs[h] >= 3:
+                return 2
+            nl = board_lib_list(b, h, ls)
+        for i in range(nl):
+            if ls[i] == p:
+                continue
+            for j in range(n):
+                if found[j] == ls[i]:
+                    break
+            else:
+                found[n] = ls[i]
+                n += 1
+                if n >= 2:
+                    return 2
+    return n
+
+cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
+    """c playing p joins a string of c and leaves it one liberty or none."""
+    cdef int k
+    for k in range(4):
+        if b.color[p + b.off[k]] == c:
+            return _libs_after(b, p, c) < 2
+    return 0
+
+cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
+    """A rule's answer to the last move (see above), or -1 when no rule applies."""
+    cdef int c = b.to_move, last = b.last, k, q, h, p, s, k2, q2, n = 0, m = 0, i
+    cdef int cand[24]
+    if last == PASS or b.color[last] != 3 - c:
+        return -1
+    h = b.head[last]
+    if b.nlibs[h] == 1:
+        cand[n] = board_first_lib(b, h)
+        n += 1
+    for k in range(4):
+        q = last + b.off[k]
+        if b.color[q] != c or b.nlibs[b.head[q]] != 1 or n >= 20:
+            continue
+        h = b.head[q]
+        p = board_first_lib(b, h)
+        if _libs_after(b, p, c) >= 2:
+            cand[n] = p
+            n += 1
+        s = h
+        while n < 20:
+            for k2 in range(4):
+                q2 = s + b.off[k2]
+                if b.color[q2] == 3 - c and b.nlibs[b.head[q2]] == 1 and n < 20:
+                    cand[n] = board_first_lib(b, b.head[q2])
+                    n += 1
+            s = b.next[s]
+            if s == h:
+                break
+    for i in range(n):
+        p = cand[i]
+        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            cand[m] = p
+            m += 1
+    if m == 0:
+        return -1
+    return cand[rng_below(r, m)]
+
+cdef int tail_choose(board_t* b, rng_t* r) noexcept nogil:
+    """The light tail's move for b.to_move."""
+    cdef int c = b.to_move, i, p, n = b.nempty
+    p = _tail_reply(b, r)
+    if p >= 0:
+        return p
+    if n == 0:
+        return PASS
+    for i in range(TAIL_TRIES):
+        p = b.empty[rng_below(r, n)]
+        if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not _joins_selfatari(b, p, c):
+            return p
+    return light_choose(NULL, b, r)
+
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int c = b.to_move, m
+    if g.light_after > 0 and g.nplayed >= g.light_after:
+        # the light tail: the weights are left as they are (_gp_played starts over on a move
+        # it did not see chosen, and setboard does at the next playout)
+        g.n_light += 1
+        g.chosen = -1
+        return tail_choose(b, r)
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
         _set_all_full(g)
@@ -903,6 +1010,7 @@ cdef void _gp_played(void* ctx, board_t* b, int m) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int X = 3 - b.to_move, Y = b.to_move
     cdef int i, k, q, h, s, r, hr, S, pre
+    g.nplayed += 1
     if m != g.chosen or b.nmoves != g.chosen_n + 1 or b.size != g.size:
         # a move the policy did not see beforehand: start over
         _set_all_full(g)
@@ -1086,18 +1194,23 @@ def _as_table(gammas):
 
 cdef class GammaPolicy:
     """The gamma rollout policy for one gamma table (a gammago.gammas.Gammas, a gamma file path,
-    an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread."""
+    an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread.
+    nakade: see gamma_policy_t.nakade. light_after: a playout's moves after its first
+    light_after follow the light tail's rules (tail_choose), not the gammas (0: never)."""
 
-    def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0):
+    def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0):
         cdef double[::1] t
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
+        if light_after < 0:
+            raise ValueError(f"light_after must be >= 0, not {light_after}")
         self.table = _as_table(gammas)
         t = self.table
         self.g = gamma_policy_new(&t[0], near_d)
         if self.g == NULL:
             raise MemoryError()
         self.g.nakade = nakade
+        self.g.light_after = light_after
         self.near_d = self.g.near_d
 
     def __dealloc__(self):
@@ -1114,8 +1227,9 @@ cdef class GammaPolicy:
     def stats(self):
         """Counters since creation: choices, sampling attempts, weights recomputed, full
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
-        that reused the cached start position's weights, nakade vital points played."""
-        return {"choose": self.g.n_choose, "attempts": self.g.n_attempts,
+        that reused the cached start position's weights, nakade vital points played, moves
+        of the light tail (light_after)."""
+        return {"choose": self.g.n_choose, "light": self.g.n_light, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
                 "nakade": self.g.n_nakade}

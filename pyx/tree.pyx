@@ -856,6 +856,7 @@ cdef class Search:
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
     cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
+    cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -938,16 +939,21 @@ cdef class Search:
         self.t.prior.ctx = <void*>&view[0]
         self.t.prior.rate = _gamma_rate
 
-    def use_gamma_rollouts(self, table, double nakade=0.0):
+    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
-        closed (gamma_policy_t.nakade)."""
+        closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
+        light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
+        0 never)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
+        if light_after < 0:
+            raise ValueError(f"light_after must be >= 0, not {light_after}")
         self._nakade = nakade
+        self._light_after = light_after
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -975,6 +981,11 @@ cdef class Search:
     def nakade(self):
         """The gamma rollouts' probability of the nakade vital point (use_gamma_rollouts)."""
         return self._nakade
+
+    @property
+    def light_after(self):
+        """The gamma rollouts' moves before their light tail (use_gamma_rollouts; 0 never)."""
+        return self._light_after
 
     @property
     def ladders(self):
@@ -1190,6 +1201,7 @@ cdef class Search:
             self.workers[i].has_pol = 1
             if self.maker.make == rollout_make_gamma:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
+                (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
             _lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -408,3 +408,84 @@ def test_nakade_rollouts_play_the_vital_point_and_stay_exact():
     # whole playouts with nakade on keep the incremental weights exact
     for size in (5, 9):
         assert rollout.selfcheck(table, size=size, games=30, seed=size, nakade=1.0) > 30 * size
+
+
+def test_light_after_hands_the_rest_of_the_playout_to_the_light_policy():
+    table = shipped_or_random()
+    with pytest.raises(ValueError, match="light_after"):
+        rollout.GammaPolicy(table, light_after=-1)
+    for k in (0, 1, 12):
+        gp = rollout.GammaPolicy(table, light_after=k)
+        out, n = gp.playout(Board(9), seed=5)
+        out.check()
+        assert out.passes >= 2 and n > 40
+        gamma_moves = min(k, n) if k else n
+        assert gp.stats["choose"] == gamma_moves and gp.stats["light"] == n - gamma_moves
+    # after a light tail the next playout (the cached start position included) starts exact
+    b = random_position(9, 20, seed=4)
+    gp = rollout.GammaPolicy(table, light_after=3)
+    for s in (1, 2):
+        gp.playout(b, seed=s)
+    b2 = b.copy()
+    gp.reset(b2)
+    for s in range(8):
+        m = gp.choose(b2, seed=s + 1)
+        gp.step(b2, m)
+        gp.check(b2)
+
+
+def _tail_draws(b, last, n=3000, table=None):
+    """The light tail's choices for the side to move after `last` (the playout's first move,
+    played through the policy so that the tail starts right after it)."""
+    gp = rollout.GammaPolicy(shipped_or_random() if table is None else table, light_after=1)
+    b = b.copy()
+    gp.reset(b)
+    gp.step(b, last)
+    drawn = [gp.choose(b, seed=s + 1) for s in range(n)]
+    assert gp.stats["light"] == n
+    return b, drawn
+
+
+def test_light_tail_answers_the_last_move():
+    # White's last move E5 is a stone in atari: the tail captures it at E4, every time
+    b = Board(9)
+    b.setup(black=["D5", "F5", "E6"], white=["A9"])
+    b.to_move = "w"
+    after, drawn = _tail_draws(b, "E5", n=200)
+    assert set(drawn) == {after.point("E4")}
+    # White's last move E6 puts Black's E5 in atari: the tail extends at E4 (three liberties)
+    # or captures White's F5 (in atari next to E5) at F4, one of the two each time
+    b = Board(9)
+    b.setup(black=["E5", "G5", "F6"], white=["D5", "F5"])
+    b.to_move = "w"
+    after, drawn = _tail_draws(b, "E6", n=200)
+    assert set(drawn) == {after.point("E4"), after.point("F4")}
+    # ... but not at E4 when that leaves two stones in atari: then only the capture
+    b = Board(9)
+    b.setup(black=["E5", "G5", "F6"], white=["D5", "F5", "D4", "E3"])
+    b.to_move = "w"
+    after, drawn = _tail_draws(b, "E6", n=200)
+    assert set(drawn) == {after.point("F4")}
+
+
+def test_light_tail_draws_uniformly_but_no_self_atari():
+    # Black can capture the white stone E5 in atari at E6: the gammas draw the capture far
+    # more often than 1 in the number of legal moves; the tail (the last move A9 needs no
+    # answer) draws every legal point but one equally often, and never A1, which would leave
+    # the black string B1 C1 one liberty
+    b = Board(9)
+    b.setup(black=["D5", "F5", "E4", "B1", "C1"], white=["E5", "A2", "B2", "C2", "D2"])
+    b.to_move = "w"
+    table = shipped_or_random()
+    after = b.copy()
+    after.play("A9", "w")
+    capture, selfatari = after.point("E6"), after.point("A1")
+    legal = [after.point(v) for v in after.legal_moves(include_eyes=False)]
+    assert capture in legal and selfatari in legal
+    assert rollout.GammaPolicy(table).probabilities(after)[capture] > 4 / len(legal)
+    after, drawn = _tail_draws(b, "A9", n=4000, table=table)
+    others = [p for p in legal if p != selfatari]
+    assert set(drawn) <= set(others) and selfatari not in drawn
+    counts = np.array([drawn.count(p) for p in others])
+    assert stats.chisquare(counts).pvalue > 1e-3
+    assert drawn.count(capture) < 2 * len(drawn) / len(others)     # the gammas: > 4x

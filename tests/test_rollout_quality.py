@@ -2,6 +2,7 @@
 engine's --rollout-power and --rollout-scale), the flat Monte-Carlo match
 (tools/flat_mc_match.py) and the evaluation accuracy tool (tools/rollout_accuracy.py), see
 docs/BENCHMARKS.md "Rollouts", Quality."""
+import argparse
 import importlib.util
 import json
 import os
@@ -151,21 +152,48 @@ def test_engine_rollout_gammas_default_and_option():
     assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
 
 
+def test_engine_rollout_light_after_default_and_option():
+    from gammago.engine import (Engine, EngineConfig, ROLLOUT_LIGHT_AFTER,
+                                rollout_light_after_for)
+    assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
+    assert rollout_light_after_for(13) == 0 == rollout_light_after_for(19)
+    assert EngineConfig().rollout_light_after is None      # by board size unless given
+    with pytest.raises(ValueError, match="--rollout-light-after"):
+        EngineConfig(rollout_light_after=-1).validate()
+    e = Engine(EngineConfig(mode="rollouts"))
+    e.new_game(9, 7.0)
+    assert e.search.light_after == ROLLOUT_LIGHT_AFTER
+    e.new_game(19, 7.5)
+    assert e.search.light_after == 0
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-light-after", "5", "--playouts", "64",
+                                               "--mode", "rollouts"]))
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert e.search.light_after == 5
+    move = e.genmove("b")
+    assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
+
+
 def test_rollout_accuracy_tool(capsys):
-    from gammago.engine import ROLLOUT_SCALE
+    from gammago.engine import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
     tool = _tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
-                           "--start", "20", "--late", "150", "--variant", "", "--worst", "2",
+                           "--start", "20", "--late", "150", "--variant", "", "--variant",
+                           "light=0", "--worst", "2",
                            "--bootstrap", "200", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
     out = json.loads(cap.out)
     assert "truncated.sgf" in cap.err and "garbage.sgf" in cap.err   # named, the batch goes on
     assert out["games"] == len(sgfs) and out["positions"] > 10 and out["late_positions"] > 0
-    base, plain = out["rows"]
+    base, plain, gamma_only = out["rows"]
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
+    assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
+    assert gamma_only["light_after"] == 0
     assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
     lo, hi = plain["d_mse_ci"]
     assert lo <= plain["d_mse"] <= hi
@@ -173,3 +201,16 @@ def test_rollout_accuracy_tool(capsys):
     assert len(out["worst"]) == 2 and out["worst"][0]["move"] >= 150
     assert tool.main(sgfs[:1] + ["--variant", "nope=2"]) == 2
     assert "nope" in capsys.readouterr().err
+    assert tool.main(sgfs[:1] + ["--variant", "light=x"]) == 2
+    assert "light must be" in capsys.readouterr().err
+
+
+def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():
+    from gammago import bench
+    out = bench.gamma_figures(1, True, 1)
+    for size in (9, 19):
+        assert out[f"gamma_playouts_per_s_{size}"] > 0 and out[f"gamma_vs_light_{size}"] > 0
+    # 9x9 rollouts go light after ROLLOUT_LIGHT_AFTER moves: timed beside them (how much faster
+    # is for docs/BENCHMARKS.md, not for a timed test)
+    assert out["rollout_playouts_per_s_9"] > 0 and out["rollout_vs_gamma_9"] > 0
+    assert "rollout_playouts_per_s_19" not in out

@@ -8,8 +8,10 @@ from finished games, for the rollout table as the engine builds it and for varia
 
 Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
-sets the rollouts' `--rollout-nakade` instead (default: the engine's). The base is the engine's
-default for `--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
+sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
+`--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
+`light=0`: gammas to the end). The base is the engine's default for `--size` (`--base`;
+gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
@@ -32,8 +34,8 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
-from gammago.engine import (ROLLOUT_NAKADE, ROLLOUT_SCALE, rollout_gammas,  # noqa: E402
-                            rollout_scale_for)
+from gammago.engine import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
+                            rollout_gammas, rollout_light_after_for, rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -52,11 +54,19 @@ def sample_positions(games, start, step):
     return out
 
 
-def split_variant(spec):
-    """A variant text -> (its --rollout-scale text, the nakade probability)."""
+def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
+    """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
+    moves; light_after when the text names none)."""
     nakade, parts = ROLLOUT_NAKADE, []
     for part in (p.strip() for p in spec.split(",")):
-        if part.startswith("nakade="):
+        if part.startswith("light="):
+            try:
+                light_after = int(part[len("light="):])
+            except ValueError:
+                light_after = -1
+            if light_after < 0:
+                raise ValueError(f"variant {spec!r}: light must be a move count >= 0")
+        elif part.startswith("nakade="):
             try:
                 nakade = float(part[len("nakade="):])
             except ValueError:
@@ -65,11 +75,11 @@ def split_variant(spec):
                 raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
         elif part:
             parts.append(part)
-    return ",".join(parts), nakade
+    return ",".join(parts), nakade, light_after
 
 
-def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE):
-    pol = GammaPolicy(table, nakade=nakade)
+def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0):
+    pol = GammaPolicy(table, nakade=nakade, light_after=light_after)
     return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
                      for k, (b, _, _, _) in enumerate(positions)])
 
@@ -114,8 +124,10 @@ def main(argv=None):
     try:
         size = args.size or 19
         raw = G.load_default(size).table
-        split = [split_variant(s) for s in specs]
-        tables = [(rollout_gammas(raw, size, scale=scale), nakade) for scale, nakade in split]
+        light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
+        split = [split_variant(s, light) for s in specs]
+        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la)
+                  for scale, nakade, la in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -135,10 +147,10 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, (table, nakade) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
-        ps = evaluate(positions, table, args.playouts, args.seed, nakade)
+    for spec, (table, nakade, la) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
+        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la)
         err = (ps - ys) ** 2
-        row = {"variant": spec, "mse": float(err.mean()),
+        row = {"variant": spec, "light_after": la, "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),
                "mean_black": float(ps.mean())}
@@ -169,7 +181,9 @@ def main(argv=None):
             lo, hi = r["d_mse_ci"]
             d = f"  d_mse {r['d_mse']:+.4f} ({lo:+.4f} .. {hi:+.4f})"
         late_s = f"{r['late_mse']:.4f}" if r["late_mse"] is not None else "-"
-        print(f"{r['variant'] or '(trained gammas)':45s} mse {r['mse']:.4f}  late_mse {late_s}  "
+        label = (r["variant"] or "(trained gammas)") + (
+            f" [light after {r['light_after']}]" if r["light_after"] and "light=" not in r["variant"] else "")
+        print(f"{label:45s} mse {r['mse']:.4f}  late_mse {late_s}  "
               f"accuracy {r['accuracy']:.3f}{d}")
     for i, w in zip(worst, summary["worst"]):
         print(f"\n{w['game']} after move {w['move']}, {positions[i][0].to_move} to move: "

@@ -184,9 +184,84 @@ cdef inline int _add_lib(int16_t* libs, int n, int q) noexcept nogil:
     libs[n] = q
     return n + 1
 
+cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, const int* capd,
+                    int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
+    """Liberties of c's string at p after c plays the empty point p, counted up to kmax (<= 4):
+    libs[0..nlib-1] holds p's empty neighbours, own[] the heads of c's strings next to p, capd[]
+    those of the opponent's strings next to p in atari (the move captures them). The captured
+    stones next to p or to a joining string become liberties."""
+    cdef int i, j, k, w, q, h, s, r
+    cdef uint64_t x
+    if nlib >= kmax:
+        return kmax
+    for i in range(nown):
+        h = own[i]
+        for w in range(b.nwords):
+            x = b.libs[h * b.nwords + w]
+            while x and nlib < kmax:
+                q = (w << 6) + __builtin_ctzll(x)
+                x &= x - 1
+                if q != p:
+                    nlib = _add_lib(libs, nlib, q)
+            if nlib >= kmax:
+                return kmax
+    # captured stones next to p, then those next to the strings that join p
+    for i in range(ncapd):
+        for k in range(4):
+            q = p + b.off[k]
+            if b.color[q] == 3 - c and b.head[q] == capd[i] and nlib < kmax:
+                nlib = _add_lib(libs, nlib, q)
+    for i in range(ncapd):
+        if nlib >= kmax:
+            break
+        s = capd[i]
+        while nlib < kmax:
+            for k in range(4):
+                r = s + b.off[k]
+                if b.color[r] == c:
+                    h = b.head[r]
+                    for j in range(nown):
+                        if own[j] == h:
+                            nlib = _add_lib(libs, nlib, s)
+                            break
+            s = b.next[s]
+            if s == capd[i]:
+                break
+    return nlib
+
+cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
+    cdef int k, q, h, i, col, nown = 0, ncapd = 0, nlib = 0
+    cdef int own[4]
+    cdef int capd[4]
+    cdef int16_t libs[4]
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            libs[nlib] = <int16_t>q
+            nlib += 1
+        elif col == c:
+            h = b.head[q]
+            for i in range(nown):
+                if own[i] == h:
+                    break
+            else:
+                own[nown] = h
+                nown += 1
+        elif col == 3 - c:
+            h = b.head[q]
+            if b.nlibs[h] == 1:
+                for i in range(ncapd):
+                    if capd[i] == h:
+                        break
+                else:
+                    capd[ncapd] = h
+                    ncapd += 1
+    return _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
+
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     cdef int o = other(c)
-    cdef int k, q, h, i, j, w, col, s, r, sz
+    cdef int k, q, h, i, j, col
     cdef int own[4]
     cdef int opp[4]
     cdef int capd[4]
@@ -195,7 +270,6 @@ cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept no
     cdef int nlib = 0
     cdef int kind = 4, atari_size = 0, own_atari = 0, ext_new = 0
     cdef int last = b.last
-    cdef uint64_t x
     out[G_CAPTURE] = FB_CAPTURE
     out[G_EXTENSION] = FB_EXTENSION
     out[G_SELFATARI] = FB_SELFATARI
@@ -256,39 +330,7 @@ cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept no
             own_atari = 1
             if last != PASS and _touches(b, last, h):
                 ext_new = 1
-        if nlib < 3:
-            for w in range(b.nwords):
-                x = b.libs[h * b.nwords + w]
-                while x and nlib < 3:
-                    q = (w << 6) + __builtin_ctzll(x)
-                    x &= x - 1
-                    if q != p:
-                        nlib = _add_lib(libs, nlib, q)
-                if nlib >= 3:
-                    break
-    if nlib < 3 and ncapd:
-        # captured stones next to p, then those next to the strings that join p
-        for i in range(ncapd):
-            for k in range(4):
-                q = p + b.off[k]
-                if b.color[q] == o and b.head[q] == capd[i] and nlib < 3:
-                    nlib = _add_lib(libs, nlib, q)
-        for i in range(ncapd):
-            if nlib >= 3:
-                break
-            s = capd[i]
-            while nlib < 3:
-                for k in range(4):
-                    r = s + b.off[k]
-                    if b.color[r] == c:
-                        h = b.head[r]
-                        for j in range(nown):
-                            if own[j] == h:
-                                nlib = _add_lib(libs, nlib, s)
-                                break
-                s = b.next[s]
-                if s == capd[i]:
-                    break
+    nlib = _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, 3)
     if own_atari and nlib >= 2:
         out[G_EXTENSION] = FB_EXTENSION + 1 + (0 if ext_new else 2) + (1 if nlib >= 3 else 0)
     if nlib == 1 and ncap == 0:

@@ -15,6 +15,7 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
+                               libs_after,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
@@ -876,42 +877,12 @@ cdef int nakade_point(const board_t* b, int last) noexcept nogil:
 # otherwise a uniform random legal point that fills no own eye and is no self-atari of a
 # string of two or more stones (TAIL_TRIES draws, then any legal non-eye point).
 # ---------------------------------------------------------------------------------------------
-cdef int _libs_after(const board_t* b, int p, int c) noexcept nogil:
-    """Liberties of c's string at p after c plays the empty point p, counted up to 2 (stones
-    that the move captures next to p count as liberties)."""
-    cdef int k, q, h, i, j, n = 0, nl
-    cdef int found[8]
-    cdef int16_t ls[4]
-    for k in range(4):
-        q = p + b.off[k]
-        nl = 0
-        if b.color[q] == EMPTY or (b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1):
-            ls[0] = <int16_t>q
-            nl = 1
-        elif b.color[q] == c:
-            h = b.head[q]
-            if b.nlibs[h] >= 3:
-                return 2
-            nl = board_lib_list(b, h, ls)
-        for i in range(nl):
-            if ls[i] == p:
-                continue
-            for j in range(n):
-                if found[j] == ls[i]:
-                    break
-            else:
-                found[n] = ls[i]
-                n += 1
-                if n >= 2:
-                    return 2
-    return n
-
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c and leaves it one liberty or none."""
     cdef int k
     for k in range(4):
         if b.color[p + b.off[k]] == c:
-            return _libs_after(b, p, c) < 2
+            return libs_after(b, p, c, 2) < 2
     return 0
 
 cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
@@ -930,7 +901,7 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
             continue
         h = b.head[q]
         p = board_first_lib(b, h)
-        if _libs_after(b, p, c) >= 2:
+        if libs_after(b, p, c, 2) >= 2:
             cand[n] = p
             n += 1
         s = h

@@ -184,6 +184,37 @@ cdef inline int _add_lib(int16_t* libs, int n, int q) noexcept nogil:
     libs[n] = q
     return n + 1
 
+cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int* own, int* nown,
+                            int* opp, int* nopp) noexcept nogil:
+    """p's empty neighbours into libs (their count is returned), the heads of c's strings next
+    to p into own[0..nown-1] and those of the opponent's into opp[0..nopp-1], each once."""
+    cdef int k, q, h, i, col, nlib = 0
+    nown[0] = 0
+    nopp[0] = 0
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            libs[nlib] = <int16_t>q
+            nlib += 1
+        elif col == c:
+            h = b.head[q]
+            for i in range(nown[0]):
+                if own[i] == h:
+                    break
+            else:
+                own[nown[0]] = h
+                nown[0] += 1
+        elif col == 3 - c:
+            h = b.head[q]
+            for i in range(nopp[0]):
+                if opp[i] == h:
+                    break
+            else:
+                opp[nopp[0]] = h
+                nopp[0] += 1
+    return nlib
+
 cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, const int* capd,
                     int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
     """Liberties of c's string at p after c plays the empty point p, counted up to kmax (<= 4):
@@ -230,72 +261,34 @@ cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, co
     return nlib
 
 cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
-    cdef int k, q, h, i, col, nown = 0, ncapd = 0, nlib = 0
+    cdef int i, nown, nopp, ncapd = 0, nlib
     cdef int own[4]
+    cdef int opp[4]
     cdef int capd[4]
     cdef int16_t libs[4]
-    for k in range(4):
-        q = p + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            libs[nlib] = <int16_t>q
-            nlib += 1
-        elif col == c:
-            h = b.head[q]
-            for i in range(nown):
-                if own[i] == h:
-                    break
-            else:
-                own[nown] = h
-                nown += 1
-        elif col == 3 - c:
-            h = b.head[q]
-            if b.nlibs[h] == 1:
-                for i in range(ncapd):
-                    if capd[i] == h:
-                        break
-                else:
-                    capd[ncapd] = h
-                    ncapd += 1
+    nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
+    for i in range(nopp):
+        if b.nlibs[opp[i]] == 1:
+            capd[ncapd] = opp[i]
+            ncapd += 1
     return _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
 
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     cdef int o = other(c)
-    cdef int k, q, h, i, j, col
+    cdef int h, i, j
     cdef int own[4]
     cdef int opp[4]
     cdef int capd[4]
-    cdef int nown = 0, nopp = 0, ncapd = 0, ncap = 0, newsize = 1
+    cdef int nown, nopp, ncapd = 0, ncap = 0, newsize = 1
     cdef int16_t libs[4]
-    cdef int nlib = 0
+    cdef int nlib
     cdef int kind = 4, atari_size = 0, own_atari = 0, ext_new = 0
     cdef int last = b.last
     out[G_CAPTURE] = FB_CAPTURE
     out[G_EXTENSION] = FB_EXTENSION
     out[G_SELFATARI] = FB_SELFATARI
     out[G_ATARI] = FB_ATARI
-    for k in range(4):
-        q = p + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            libs[nlib] = q
-            nlib += 1
-        elif col == c or col == o:
-            h = b.head[q]
-            if col == c:
-                for i in range(nown):
-                    if own[i] == h:
-                        break
-                else:
-                    own[nown] = h
-                    nown += 1
-            else:
-                for i in range(nopp):
-                    if opp[i] == h:
-                        break
-                else:
-                    opp[nopp] = h
-                    nopp += 1
+    nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
     # captures and ataris on opponent strings
     for i in range(nopp):
         h = opp[i]

@@ -266,6 +266,17 @@ cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
     cdef int opp[4]
     cdef int capd[4]
     cdef int16_t libs[4]
+    cdef int k, q, ne = 0
+    # the common answers first: kmax empty neighbours, or a string of c next to p with more
+    # than kmax liberties
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == EMPTY:
+            ne += 1
+        elif b.color[q] == c and b.nlibs[b.head[q]] > kmax:
+            return kmax
+    if ne >= kmax:
+        return kmax
     nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
     for i in range(nopp):
         if b.nlibs[opp[i]] == 1:

@@ -460,6 +460,19 @@ def move_ids(Board board, vertex, color=None):
     return [out[g] for g in range(NGROUPS)]
 
 
+def liberties_after(Board board, vertex, color=None, int kmax=4):
+    """Liberties of the string at vertex after color (default: the side to move) plays there,
+    counted up to kmax (1..4), captures included (libs_after: what feat_tactics and the light
+    rollout tail count). The point must be empty; legality is not checked."""
+    cdef int c = board.b.to_move if color is None else (BLACK if str(color).lower()[0] == "b" else WHITE)
+    cdef int p = board.point(vertex)
+    if not 1 <= kmax <= 4:
+        raise ValueError(f"kmax must be 1..4, not {kmax}")
+    if p == PASS or board.b.color[p] != EMPTY:
+        raise ValueError(f"{vertex} is not an empty point")
+    return libs_after(board.b, p, c, kmax)
+
+
 def legal_features(Board board, color=None):
     """Features of every legal move (simple ko) and pass: (list of vertices, int32 array of
     shape (n, NGROUPS) with global ids)."""

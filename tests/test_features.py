@@ -87,6 +87,30 @@ def _libs_after(b, v, colour):
     return captured, len(c.liberties(v)), len(c.string(v)), c
 
 
+@pytest.mark.parametrize("seed", [11, 12])
+def test_liberties_after_match_brute_force(seed):
+    """libs_after (feat_tactics' count, and the light tail's test for extensions and
+    self-ataris) against playing the move on a copy, up to each kmax."""
+    size = 9
+    moves = random_game(size, 150, seed)
+    seen = set()
+    for upto in range(20, len(moves), 2):
+        b = replay(size, moves[:upto])
+        for colour in ("b", "w"):
+            for v in b.legal_moves(colour, superko=False):
+                if v == "pass":
+                    continue
+                libs = _libs_after(b, v, colour)[1]
+                seen.add(min(libs, 4))
+                for kmax in (1, 2, 3, 4):
+                    assert F.liberties_after(b, v, colour, kmax) == min(libs, kmax), (v, colour, kmax)
+    assert seen == {1, 2, 3, 4}
+    with pytest.raises(ValueError):
+        F.liberties_after(b, "pass")
+    with pytest.raises(ValueError):
+        F.liberties_after(b, v, kmax=5)
+
+
 def _neighbours(b, v):
     r, c = parse_vertex(v, b.size)
     for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):

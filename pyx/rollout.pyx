@@ -8,7 +8,7 @@ from libc.stdio cimport snprintf
 from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
-                            board_first_lib, board_lib_list, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
+                            board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, MAX_W, MAX_SIZE, LIB_WORDS, other, code_swap,
                             CODE_ATARI_SHIFT, _popcount32, lib_has)
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,

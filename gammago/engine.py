@@ -58,11 +58,12 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
-ROLLOUT_LIGHT_AFTER = 20     # gamma rollouts follow the light tail's rules after this many
+ROLLOUT_LIGHT_AFTER = 10     # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_MAX_SIZE: ~2x
-                             # the playouts a second on 9x9; vs GNU Go 87.0% (N = 20) and 79.8%
-                             # (N = 30) against 76.5%; self-play at 0.5 s, N = 30: +96 Elo
-                             # (BENCHMARKS "Rollouts: quality")
+                             # the playouts a second on 9x9; vs GNU Go at 1 s (BENCHMARKS
+                             # "Rollouts: quality"): N = 10 86.5% (200 games), N = 20 85.0%
+                             # (200), N = 5 84.0% (100), N = 30 79.8% (200), gammas to the end
+                             # 76.5%; self-play at 0.5 s, N = 30 against gammas to the end: +96
 ROLLOUT_LIGHT_MAX_SIZE = 13  # ... and gammas to the end from this size up (19x19 evaluation
                              # accuracy: no gain; play not measured)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better

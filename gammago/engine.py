@@ -63,7 +63,7 @@ ROLLOUT_LIGHT_AFTER = 10     # gamma rollouts follow the light tail's rules afte
                              # the playouts a second on 9x9; vs GNU Go at 1 s (BENCHMARKS
                              # "Rollouts: quality"): N = 10 86.5% (200 games), N = 20 85.0%
                              # (200), N = 5 84.0% (100), N = 30 79.8% (200), gammas to the end
-                             # 76.5%; self-play at 0.5 s, N = 30 against gammas to the end: +96
+                             # 76.5%; self-play at 0.5 s: N = 30 +96 Elo over gammas to the end
 ROLLOUT_LIGHT_MAX_SIZE = 13  # ... and gammas to the end from this size up (19x19 evaluation
                              # accuracy: no gain; play not measured)
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better

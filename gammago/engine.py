@@ -61,7 +61,7 @@ ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 pla
 ROLLOUT_LIGHT_AFTER = 10     # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_MAX_SIZE: ~2x
                              # the playouts a second on 9x9; vs GNU Go at 1 s (BENCHMARKS
-                             # "Rollouts: quality"): N = 10 86.5% (200 games), N = 20 85.0%
+                             # "Rollouts: quality"): N = 10 86.5% (300 games), N = 20 85.0%
                              # (200), N = 5 84.0% (100), N = 30 79.8% (200), gammas to the end
                              # 76.5%; self-play at 0.5 s: N = 30 +96 Elo over gammas to the end
 ROLLOUT_LIGHT_MAX_SIZE = 13  # ... and gammas to the end from this size up (19x19 evaluation

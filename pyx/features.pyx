@@ -176,19 +176,20 @@ cdef bint _next_to_own_atari(const board_t* b, int h, int c) noexcept nogil:
         if s == h:
             return 0
 
-cdef inline int _add_lib(int16_t* libs, int n, int q) noexcept nogil:
+cdef inline int _add_once(int16_t* a, int n, int q) noexcept nogil:
+    """Append q to a[0..n-1] unless it is there already; the new count."""
     cdef int i
     for i in range(n):
-        if libs[i] == q:
+        if a[i] == q:
             return n
-    libs[n] = q
+    a[n] = q
     return n + 1
 
-cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int* own, int* nown,
-                            int* opp, int* nopp) noexcept nogil:
+cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
+                            int* nown, int16_t* opp, int* nopp) noexcept nogil:
     """p's empty neighbours into libs (their count is returned), the heads of c's strings next
     to p into own[0..nown-1] and those of the opponent's into opp[0..nopp-1], each once."""
-    cdef int k, q, h, i, col, nlib = 0
+    cdef int k, q, col, nlib = 0
     nown[0] = 0
     nopp[0] = 0
     for k in range(4):
@@ -198,25 +199,13 @@ cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int* 
             libs[nlib] = <int16_t>q
             nlib += 1
         elif col == c:
-            h = b.head[q]
-            for i in range(nown[0]):
-                if own[i] == h:
-                    break
-            else:
-                own[nown[0]] = h
-                nown[0] += 1
+            nown[0] = _add_once(own, nown[0], b.head[q])
         elif col == 3 - c:
-            h = b.head[q]
-            for i in range(nopp[0]):
-                if opp[i] == h:
-                    break
-            else:
-                opp[nopp[0]] = h
-                nopp[0] += 1
+            nopp[0] = _add_once(opp, nopp[0], b.head[q])
     return nlib
 
-cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, const int* capd,
-                    int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
+cdef int _join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
+                    const int16_t* capd, int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
     """Liberties of c's string at p after c plays the empty point p, counted up to kmax (<= 4):
     libs[0..nlib-1] holds p's empty neighbours, own[] the heads of c's strings next to p, capd[]
     those of the opponent's strings next to p in atari (the move captures them). The captured
@@ -233,7 +222,7 @@ cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, co
                 q = (w << 6) + __builtin_ctzll(x)
                 x &= x - 1
                 if q != p:
-                    nlib = _add_lib(libs, nlib, q)
+                    nlib = _add_once(libs, nlib, q)
             if nlib >= kmax:
                 return kmax
     # captured stones next to p, then those next to the strings that join p
@@ -241,7 +230,7 @@ cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, co
         for k in range(4):
             q = p + b.off[k]
             if b.color[q] == 3 - c and b.head[q] == capd[i] and nlib < kmax:
-                nlib = _add_lib(libs, nlib, q)
+                nlib = _add_once(libs, nlib, q)
     for i in range(ncapd):
         if nlib >= kmax:
             break
@@ -253,7 +242,7 @@ cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, co
                     h = b.head[r]
                     for j in range(nown):
                         if own[j] == h:
-                            nlib = _add_lib(libs, nlib, s)
+                            nlib = _add_once(libs, nlib, s)
                             break
             s = b.next[s]
             if s == capd[i]:
@@ -262,9 +251,9 @@ cdef int _join_libs(const board_t* b, int p, int c, const int* own, int nown, co
 
 cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
     cdef int i, nown, nopp, ncapd = 0, nlib
-    cdef int own[4]
-    cdef int opp[4]
-    cdef int capd[4]
+    cdef int16_t own[4]
+    cdef int16_t opp[4]
+    cdef int16_t capd[4]
     cdef int16_t libs[4]
     cdef int k, q, ne = 0
     # the common answers first: kmax empty neighbours, or a string of c next to p with more
@@ -287,9 +276,9 @@ cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     cdef int o = other(c)
     cdef int h, i, j
-    cdef int own[4]
-    cdef int opp[4]
-    cdef int capd[4]
+    cdef int16_t own[4]
+    cdef int16_t opp[4]
+    cdef int16_t capd[4]
     cdef int nown, nopp, ncapd = 0, ncap = 0, newsize = 1
     cdef int16_t libs[4]
     cdef int nlib

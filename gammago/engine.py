@@ -55,6 +55,7 @@ ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts below ROLLOUT_SCALE
 ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this size up: in
                              # 13x13 self-play (net-root, 1,000 playouts, 60 games) the scale
                              # scored 46.7% (-23 Elo, -110 .. +64): no sign of a gain in play
+ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the last move
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
@@ -99,6 +100,8 @@ class EngineConfig:
     rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
                                    # before the rest of the playout follows the light tail's
                                    # rules (0: all; None: by board size, rollout_light_after_for)
+    rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
+                                   # around the last move before a random point
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -174,6 +177,11 @@ class EngineConfig:
                             "of a string (0: gammas to the end; default by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_MAX_SIZE}x"
                             f"{ROLLOUT_LIGHT_MAX_SIZE}, 0 from there up)")
+        g.add_argument("--rollout-tail-shapes", choices=("on", "off"),
+                       default="on" if d.rollout_tail_shapes else "off",
+                       help="the light tail (--rollout-light-after) answers the last move with one "
+                            "of Mogo's 3x3 shapes (hane, cuts, edge blocks) around it, when one "
+                            "matches, before it takes a random point (default: %(default)s)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -240,7 +248,7 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for k in ("rave", "lgrf"):
+        for k in ("rave", "lgrf", "rollout_tail_shapes"):
             if isinstance(kw.get(k), str):
                 kw[k] = kw[k] == "on"
         cfg = cls(**kw)
@@ -531,7 +539,8 @@ class Engine:
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)
-        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after)
+        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
+                                       cfg.rollout_tail_shapes)
 
     def _forget(self):
         self._tree_moves = None

@@ -124,6 +124,9 @@ ctypedef struct gamma_policy_t:
     # setboard), the rest follow the light tail's rules (tail_choose in pyx/rollout.pyx), not
     # the gammas; 0: gammas to the end
     int light_after
+    # tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move (_tail_shape)
+    # after its capture and escape rules, before a random point
+    int tail_shapes
     int nplayed
     # statistics
     long n_nakade

@@ -36,6 +36,7 @@ cdef enum:
     F_L = 2
     F_K = 4
     TAIL_TRIES = 10  # random draws of the light tail before it takes any legal non-eye point
+    TAIL_SHAPES_DEFAULT = 1   # GammaPolicy: the light tail tries Mogo's shapes (_tail_shape)
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and tables
@@ -923,12 +924,119 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
         return -1
     return cand[rng_below(r, m)]
 
-cdef int tail_choose(board_t* b, rng_t* r) noexcept nogil:
-    """The light tail's move for b.to_move."""
+cdef uint8_t TAIL_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
+
+# Mogo's 3x3 playout shapes (Gelly, Wang, Munos, Teytaud 2006, "Modification of UCT with
+# patterns in Monte-Carlo Go", fig. 2-5, as Michi lists them), the move at the centre: X and O
+# stones of either side, . empty, ? anything, x not X (empty, O or edge), o not O, # off the
+# board. They match in every rotation and reflection and with the colours swapped.
+TAIL_SHAPES_SRC = (
+        ("XOX", "...", "???"),   # hane enclosing a stone
+        ("XO.", "...", "?.?"),   # hane that leaves no cut
+        ("XO?", "X..", "x.?"),   # magari
+        (".O.", "X..", "..."),   # diagonal attachment
+        ("XO?", "O.o", "?o?"),   # unprotected cut
+        ("XO?", "O.X", "???"),   # peeping cut
+        ("?X?", "O.O", "ooo"),   # cut between two stones
+        ("OX?", "o.O", "???"),   # keima cut
+        ("X.?", "O.?", "###"),   # edge: chase
+        ("OX?", "X.O", "###"),   # edge: block the cut
+        ("?X?", "x.O", "###"),   # edge: block the connection
+        ("?XO", "x.x", "###"),   # edge: sagari
+        ("?OX", "X.O", "###"),   # edge: cut
+)
+
+def _tail_shape_codes():
+    """The colour codes (board_t.code & 0xFFFF) of the empty points where one of
+    TAIL_SHAPES_SRC matches: numpy bool[65536]."""
+    import numpy as np
+    allowed = {"X": (BLACK,), "O": (WHITE,), ".": (EMPTY,), "?": (EMPTY, BLACK, WHITE, BORDER),
+               "x": (EMPTY, WHITE, BORDER), "o": (EMPTY, BLACK, BORDER), "#": (BORDER,)}
+    # grid cell (row, col) -> field k of the code (board.pxd: k 0..3 orthogonal -W, +1, +W, -1;
+    # 4..7 diagonal -W+1, +W+1, +W-1, -W-1)
+    field = {(0, 1): 0, (1, 2): 1, (2, 1): 2, (1, 0): 3, (0, 2): 4, (2, 2): 5, (2, 0): 6, (0, 0): 7}
+    codes = np.arange(65536)
+    colour = [(codes >> (2 * k)) & 3 for k in range(8)]
+    match = np.zeros(65536, dtype=bool)
+    swap = str.maketrans("XOxo", "OXox")
+    for rows in TAIL_SHAPES_SRC:
+        variants = set()
+        grid = tuple(rows)
+        for _ in range(4):
+            grid = tuple("".join(grid[2 - c][r] for c in range(3)) for r in range(3))  # rotate
+            for g in (grid, tuple(r[::-1] for r in grid)):                             # mirror
+                variants.add(g)
+                variants.add(tuple(r.translate(swap) for r in g))
+        for g in variants:
+            ok = np.ones(65536, dtype=bool)
+            for (r, c), k in field.items():
+                ok &= np.isin(colour[k], allowed[g[r][c]])
+            match |= ok
+    return match
+
+def tail_shape_moves(Board board not None):
+    """The points where the light tail would answer the last move with a Mogo shape
+    (_tail_shape), as vertices in board order; [] when it would not."""
+    cdef board_t* b = board.b
+    cdef int k, q, c = b.to_move
+    out = []
+    if b.last == PASS:
+        return out
+    for k in range(8):
+        q = b.last + b.off[k]
+        if _shape_move(b, q, c):
+            out.append(board.vertex(q))
+    return out
+
+def _fill_tail_shapes():
+    cdef int i
+    m = _tail_shape_codes()
+    memset(TAIL_SHAPES, 0, sizeof(TAIL_SHAPES))
+    for i in range(65536):
+        if m[i]:
+            TAIL_SHAPES[i >> 3] |= <uint8_t>(1 << (i & 7))
+
+_fill_tail_shapes()
+
+cdef inline bint _shape_move(const board_t* b, int q, int c) noexcept nogil:
+    """q is empty, a Mogo shape matches there, and c may play it: legal, not c's own eye, no
+    self-atari (a single stone included)."""
+    cdef uint32_t code
+    if b.color[q] != EMPTY:
+        return 0
+    code = b.code[q] & 0xFFFF
+    if not (TAIL_SHAPES[code >> 3] >> (code & 7)) & 1:
+        return 0
+    return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and libs_after(b, q, c, 2) >= 2
+
+cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
+    """A uniform choice among the empty 8 neighbours of the last move where a Mogo shape
+    matches (TAIL_SHAPES) and the side to move may play: legal, not its own eye, no
+    self-atari (a single stone included); -1 when there is none."""
+    cdef int c = b.to_move, last = b.last, k, q, n = 0
+    cdef int cand[8]
+    if last == PASS:
+        return -1
+    for k in range(8):
+        q = last + b.off[k]
+        if _shape_move(b, q, c):
+            cand[n] = q
+            n += 1
+    if n == 0:
+        return -1
+    return cand[rng_below(r, n)]
+
+cdef int tail_choose(board_t* b, rng_t* r, int shapes) noexcept nogil:
+    """The light tail's move for b.to_move (shapes: try the Mogo shapes around the last move
+    after the capture and escape rules)."""
     cdef int c = b.to_move, i, p, n = b.nempty
     p = _tail_reply(b, r)
     if p >= 0:
         return p
+    if shapes:
+        p = _tail_shape(b, r)
+        if p >= 0:
+            return p
     if n == 0:
         return PASS
     for i in range(TAIL_TRIES):
@@ -945,7 +1053,7 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
         # it did not see chosen, and setboard does at the next playout)
         g.n_light += 1
         g.chosen = -1
-        return tail_choose(b, r)
+        return tail_choose(b, r, g.tail_shapes)
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
         _set_all_full(g)
@@ -1169,7 +1277,8 @@ cdef class GammaPolicy:
     nakade: see gamma_policy_t.nakade. light_after: a playout's moves after its first
     light_after follow the light tail's rules (tail_choose), not the gammas (0: never)."""
 
-    def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0):
+    def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0,
+                  bint tail_shapes=TAIL_SHAPES_DEFAULT):
         cdef double[::1] t
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
@@ -1182,6 +1291,7 @@ cdef class GammaPolicy:
             raise MemoryError()
         self.g.nakade = nakade
         self.g.light_after = light_after
+        self.g.tail_shapes = tail_shapes
         self.near_d = self.g.near_d
 
     def __dealloc__(self):

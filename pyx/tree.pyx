@@ -857,6 +857,7 @@ cdef class Search:
     cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
+    cdef int _tail_shapes     # gamma rollouts: the light tail tries Mogo's shapes
 
     def __cinit__(self, int max_nodes=1000000, seed=1, **params):
         if max_nodes < 1000:
@@ -939,13 +940,14 @@ cdef class Search:
         self.t.prior.ctx = <void*>&view[0]
         self.t.prior.rate = _gamma_rate
 
-    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0):
+    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
         closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
         light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
-        0 never)."""
+        0 never). tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move
+        (gamma_policy_t.tail_shapes)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
@@ -954,6 +956,7 @@ cdef class Search:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
         self._nakade = nakade
         self._light_after = light_after
+        self._tail_shapes = tail_shapes
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -986,6 +989,11 @@ cdef class Search:
     def light_after(self):
         """The gamma rollouts' moves before their light tail (use_gamma_rollouts; 0 never)."""
         return self._light_after
+
+    @property
+    def tail_shapes(self):
+        """Whether the gamma rollouts' light tail tries Mogo's shapes (use_gamma_rollouts)."""
+        return bool(self._tail_shapes)
 
     @property
     def ladders(self):
@@ -1202,6 +1210,7 @@ cdef class Search:
             if self.maker.make == rollout_make_gamma:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
+                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_shapes = self._tail_shapes
             _lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -489,3 +489,114 @@ def test_light_tail_draws_uniformly_but_no_self_atari():
     counts = np.array([drawn.count(p) for p in others])
     assert stats.chisquare(counts).pvalue > 1e-3
     assert drawn.count(capture) < 2 * len(drawn) / len(others)     # the gammas: > 4x
+
+
+# --- Mogo's shapes in the light tail --------------------------------------------------------
+
+# the 8 symmetries of the square as maps of (row step, column step)
+SYMMETRIES = [lambda r, c: (r, c), lambda r, c: (-r, c), lambda r, c: (r, -c),
+              lambda r, c: (-r, -c), lambda r, c: (c, r), lambda r, c: (-c, r),
+              lambda r, c: (c, -r), lambda r, c: (-c, -r)]
+
+
+def _shape_at(a, row, col, src):
+    """Whether shape src (rollout.TAIL_SHAPES_SRC) matches the empty point (row, col) of the
+    colour array a (0 empty, 1 black, 2 white; off the board: 3) in some symmetry and
+    colouring, read cell by cell."""
+    n = a.shape[0]
+
+    def colour(r, c):
+        return a[r, c] if 0 <= r < n and 0 <= c < n else 3
+
+    for x, o in ((1, 2), (2, 1)):
+        allowed = {"X": {x}, "O": {o}, ".": {0}, "?": {0, 1, 2, 3}, "x": {0, o, 3},
+                   "o": {0, x, 3}, "#": {3}}
+        for sym in SYMMETRIES:
+            if all(colour(row + dr, col + dc) in allowed[src[i][j]]
+                   for i in range(3) for j in range(3) if (i, j) != (1, 1)
+                   for dr, dc in [sym(i - 1, j - 1)]):
+                return True
+    return False
+
+
+def test_tail_shape_table_matches_reading_the_board():
+    # every empty point of random positions (edges and corners included): the table lookup
+    # through the incremental 3x3 code says what reading the 8 neighbours off the board says
+    table = rollout._tail_shape_codes()
+    seen = {True: 0, False: 0}
+    for size, nmoves, seed in [(9, 20, 1), (9, 40, 2), (9, 60, 3), (7, 30, 4), (13, 80, 5)]:
+        b = random_position(size, nmoves, seed)
+        a = b.to_array()
+        for row in range(size):
+            for col in range(size):
+                if a[row, col]:
+                    continue
+                v = "ABCDEFGHJKLMNOPQRST"[col] + str(row + 1)
+                direct = any(_shape_at(a, row, col, s) for s in rollout.TAIL_SHAPES_SRC)
+                assert table[b.code(v) & 0xFFFF] == direct, (size, seed, v)
+                seen[direct] += 1
+    assert seen[True] > 50 and seen[False] > 50
+
+
+def test_light_tail_plays_a_shape_around_the_last_move():
+    # Black's hane at F6 against White's E6 (Black's D6 on the other side): the enclosing hane
+    # shape "XOX / ... / ???" matches E5 (and the cut shapes other points around F6); White to
+    # move, nothing in atari: the tail picks only among them, uniformly
+    b = Board(9)
+    b.setup(black=["D6"], white=["E6"])
+    b.to_move = "b"
+    after = b.copy()
+    after.play("F6", "b")
+    shapes = rollout.tail_shape_moves(after)
+    assert "E5" in shapes and set(shapes) <= {"E5", "F5", "G5", "G6", "G7", "F7", "E7"}
+    after, drawn = _tail_draws(b, "F6", n=2000)
+    points = [after.point(v) for v in shapes]
+    assert set(drawn) == set(points)
+    counts = np.array([drawn.count(p) for p in points])
+    assert stats.chisquare(counts).pvalue > 1e-3
+    # without the shapes the tail draws any legal point
+    gp = rollout.GammaPolicy(shipped_or_random(), light_after=1, tail_shapes=False)
+    b2 = b.copy()
+    gp.reset(b2)
+    gp.step(b2, "F6")
+    drawn = {gp.choose(b2, seed=s + 1) for s in range(2000)}
+    assert len(drawn) > 30
+
+
+def test_tail_shape_moves_are_legal_non_eye_and_no_self_atari():
+    # along random games: the tail's shape moves are exactly the empty 8 neighbours of the
+    # last move where a shape matches and the mover may play (legal, not its own eye) without
+    # leaving its new string one liberty; each of the three refusals occurs
+    table = rollout._tail_shape_codes()
+    refused = {"selfatari": 0, "illegal or eye": 0}
+    chosen = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        b = Board(9)
+        for _ in range(70):
+            moves = b.legal_moves(include_eyes=False)
+            if not moves:
+                break
+            b.play(moves[rng.integers(len(moves))])
+            c = b.to_move
+            last = b.last_move[1]
+            col, row = "ABCDEFGHJ".index(last[0]), int(last[1:]) - 1
+            want = []
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    r, k = row + dr, col + dc
+                    if (dr, dc) == (0, 0) or not (0 <= r < 9 and 0 <= k < 9):
+                        continue
+                    v = "ABCDEFGHJ"[k] + str(r + 1)
+                    if b.color_at(v) != "." or not table[b.code(v) & 0xFFFF]:
+                        continue
+                    if not b.is_legal(v, c, superko=False) or b.is_eye(v, c):
+                        refused["illegal or eye"] += 1
+                    elif F.liberties_after(b, v, c, 2) < 2:
+                        refused["selfatari"] += 1
+                    else:
+                        want.append(v)
+            got = rollout.tail_shape_moves(b)
+            assert sorted(got) == sorted(want), (seed, b.moves)
+            chosen += len(got)
+    assert chosen > 100 and all(refused.values()), refused

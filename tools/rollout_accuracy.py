@@ -35,6 +35,7 @@ from tqdm import tqdm  # noqa: E402
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
 from gammago.engine import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
+                            ROLLOUT_TAIL_SHAPES,
                             rollout_gammas, rollout_light_after_for, rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
@@ -56,8 +57,9 @@ def sample_positions(games, start, step):
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
-    moves; light_after when the text names none)."""
-    nakade, parts = ROLLOUT_NAKADE, []
+    moves (light_after when the text names none), whether the light tail plays Mogo's shapes
+    (shapes=0|1; ROLLOUT_TAIL_SHAPES when the text names none))."""
+    nakade, shapes, parts = ROLLOUT_NAKADE, ROLLOUT_TAIL_SHAPES, []
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):
             try:
@@ -73,13 +75,18 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
                 nakade = -1.0
             if not 0 <= nakade <= 1:
                 raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
+        elif part.startswith("shapes="):
+            if part not in ("shapes=0", "shapes=1"):
+                raise ValueError(f"variant {spec!r}: shapes must be 0 or 1")
+            shapes = part == "shapes=1"
         elif part:
             parts.append(part)
-    return ",".join(parts), nakade, light_after
+    return ",".join(parts), nakade, light_after, shapes
 
 
-def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0):
-    pol = GammaPolicy(table, nakade=nakade, light_after=light_after)
+def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
+             shapes=ROLLOUT_TAIL_SHAPES):
+    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail_shapes=shapes)
     return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
                      for k, (b, _, _, _) in enumerate(positions)])
 
@@ -126,8 +133,8 @@ def main(argv=None):
         raw = G.load_default(size).table
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light) for s in specs]
-        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la)
-                  for scale, nakade, la in split]
+        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, shapes)
+                  for scale, nakade, la, shapes in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -147,8 +154,8 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, (table, nakade, la) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
-        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la)
+    for spec, (table, nakade, la, shapes) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
+        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, shapes)
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": la, "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

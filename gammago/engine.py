@@ -173,7 +173,8 @@ class EngineConfig:
                        metavar="N",
                        help="gamma rollouts sample their first N moves from the gammas and go on "
                             "with a light tail: capture the last move's string in atari, save an "
-                            "own string it put in atari, else a random move that is no self-atari "
+                            "own string it put in atari, else a Mogo shape next to the last move "
+                            "(--rollout-tail-shapes), else a random move that is no self-atari "
                             "of a string (0: gammas to the end; default by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_MAX_SIZE}x"
                             f"{ROLLOUT_LIGHT_MAX_SIZE}, 0 from there up)")

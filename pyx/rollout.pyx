@@ -875,8 +875,10 @@ cdef int nakade_point(const board_t* b, int last) noexcept nogil:
 # few rules, as Mogo's and Pachi's playouts do: capture the string of the last move when it is
 # in atari; save a string of the mover that the last move put in atari, by extending when that
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly);
-# otherwise a uniform random legal point that fills no own eye and is no self-atari of a
-# string of two or more stones (TAIL_TRIES draws, then any legal non-eye point).
+# else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
+# last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
+# eye and is no self-atari of a string of two or more stones (TAIL_TRIES draws, then any legal
+# non-eye point).
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c and leaves it one liberty or none."""

@@ -172,8 +172,16 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.light_after == 5
+    assert e.search.tail_shapes is True                    # the default
     move = e.genmove("b")
     assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-shapes", "off", "--playouts", "64",
+                                               "--mode", "rollouts"]))
+    assert cfg.rollout_tail_shapes is False
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert e.search.tail_shapes is False
+    assert e.genmove("w") not in ("pass", "resign")
 
 
 def test_rollout_accuracy_tool(capsys):
@@ -183,17 +191,18 @@ def test_rollout_accuracy_tool(capsys):
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
                            "--start", "20", "--late", "150", "--variant", "", "--variant",
-                           "light=0", "--worst", "2",
+                           "light=0", "--variant", "shapes=0", "--worst", "2",
                            "--bootstrap", "200", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
     out = json.loads(cap.out)
     assert "truncated.sgf" in cap.err and "garbage.sgf" in cap.err   # named, the batch goes on
     assert out["games"] == len(sgfs) and out["positions"] > 10 and out["late_positions"] > 0
-    base, plain, gamma_only = out["rows"]
+    base, plain, gamma_only, no_shapes = out["rows"]
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
     assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
     assert gamma_only["light_after"] == 0
+    assert base["tail_shapes"] is True and no_shapes["tail_shapes"] is False
     assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
     lo, hi = plain["d_mse_ci"]
     assert lo <= plain["d_mse"] <= hi
@@ -203,6 +212,8 @@ def test_rollout_accuracy_tool(capsys):
     assert "nope" in capsys.readouterr().err
     assert tool.main(sgfs[:1] + ["--variant", "light=x"]) == 2
     assert "light must be" in capsys.readouterr().err
+    assert tool.main(sgfs[:1] + ["--variant", "shapes=2"]) == 2
+    assert "shapes must be" in capsys.readouterr().err
 
 
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():

@@ -157,7 +157,8 @@ def main(argv=None):
     for spec, (table, nakade, la, shapes) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
         ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, shapes)
         err = (ps - ys) ** 2
-        row = {"variant": spec, "light_after": la, "mse": float(err.mean()),
+        row = {"variant": spec, "light_after": la, "tail_shapes": bool(shapes),
+               "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),
                "mean_black": float(ps.mean())}

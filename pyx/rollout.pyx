@@ -957,8 +957,6 @@ def _tail_shape_codes():
     # grid cell (row, col) -> field k of the code (board.pxd: k 0..3 orthogonal -W, +1, +W, -1;
     # 4..7 diagonal -W+1, +W+1, +W-1, -W-1)
     field = {(0, 1): 0, (1, 2): 1, (2, 1): 2, (1, 0): 3, (0, 2): 4, (2, 2): 5, (2, 0): 6, (0, 0): 7}
-    codes = np.arange(65536)
-    colour = [(codes >> (2 * k)) & 3 for k in range(8)]
     match = np.zeros(65536, dtype=bool)
     swap = str.maketrans("XOxo", "OXox")
     for rows in TAIL_SHAPES_SRC:
@@ -970,10 +968,11 @@ def _tail_shape_codes():
                 variants.add(g)
                 variants.add(tuple(r.translate(swap) for r in g))
         for g in variants:
-            ok = np.ones(65536, dtype=bool)
+            # every code the variant allows: the sums over the fields of colour << 2k
+            codes = np.zeros(1, dtype=np.int64)
             for (r, c), k in field.items():
-                ok &= np.isin(colour[k], allowed[g[r][c]])
-            match |= ok
+                codes = (codes[:, None] | (np.array(allowed[g[r][c]]) << (2 * k))[None, :]).ravel()
+            match[codes] = True
     return match
 
 def tail_shape_moves(Board board not None):

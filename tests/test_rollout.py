@@ -539,16 +539,17 @@ def test_tail_shape_table_matches_reading_the_board():
 
 
 def test_light_tail_plays_a_shape_around_the_last_move():
-    # Black's hane at F6 against White's E6 (Black's D6 on the other side): the enclosing hane
-    # shape "XOX / ... / ???" matches E5 (and the cut shapes other points around F6); White to
-    # move, nothing in atari: the tail picks only among them, uniformly
+    # Black's F6 against White's E6, with Black's D6 on the other side: around F6, the
+    # enclosing hane "XOX / ... / ???" matches E5 and E7, the hane "XO. / ... / ?.?" (colours
+    # swapped) F5 and F7, nothing matches G5, G6 or G7; White to move, nothing in atari: the
+    # tail picks only among the four, uniformly
     b = Board(9)
     b.setup(black=["D6"], white=["E6"])
     b.to_move = "b"
     after = b.copy()
     after.play("F6", "b")
     shapes = rollout.tail_shape_moves(after)
-    assert "E5" in shapes and set(shapes) <= {"E5", "F5", "G5", "G6", "G7", "F7", "E7"}
+    assert sorted(shapes) == ["E5", "E7", "F5", "F7"]
     after, drawn = _tail_draws(b, "F6", n=2000)
     points = [after.point(v) for v in shapes]
     assert set(drawn) == set(points)

@@ -56,7 +56,7 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
                              # 13x13 self-play (net-root, 1,000 playouts, 60 games) the scale
                              # scored 46.7% (-23 Elo, -110 .. +64): no sign of a gain in play
 ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the last move: 9x9
-                             # vs GNU Go 10 at 1 s 91.0% over 200 games (86.5% without, 300);
+                             # vs GNU Go 10 at 1 s 90.0% over 300 games (86.5% without);
                              # rollout MSE -0.0056 (BENCHMARKS "Mogo's shapes in the tail")
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more

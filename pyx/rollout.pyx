@@ -977,17 +977,10 @@ def _tail_shape_codes():
 
 def tail_shape_moves(Board board not None):
     """The points where the light tail would answer the last move with a Mogo shape
-    (_tail_shape), as vertices in board order; [] when it would not."""
-    cdef board_t* b = board.b
-    cdef int k, q, c = b.to_move
-    out = []
-    if b.last == PASS:
-        return out
-    for k in range(8):
-        q = b.last + b.off[k]
-        if _shape_move(b, q, c):
-            out.append(board.vertex(q))
-    return out
+    (_shape_points), as vertices; [] when it would not."""
+    cdef int cand[8]
+    cdef int i, n = _shape_points(board.b, cand)
+    return [board.vertex(cand[i]) for i in range(n)]
 
 def _fill_tail_shapes():
     cdef int i
@@ -1010,19 +1003,24 @@ cdef inline bint _shape_move(const board_t* b, int q, int c) noexcept nogil:
         return 0
     return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and libs_after(b, q, c, 2) >= 2
 
-cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
-    """A uniform choice among the empty 8 neighbours of the last move where a Mogo shape
-    matches (TAIL_SHAPES) and the side to move may play: legal, not its own eye, no
-    self-atari (a single stone included); -1 when there is none."""
+cdef int _shape_points(const board_t* b, int* cand) noexcept nogil:
+    """The empty 8 neighbours of the last move where a Mogo shape matches (TAIL_SHAPES) and the
+    side to move may play (_shape_move), into cand[0..7]; their count."""
     cdef int c = b.to_move, last = b.last, k, q, n = 0
-    cdef int cand[8]
     if last == PASS:
-        return -1
+        return 0
     for k in range(8):
         q = last + b.off[k]
         if _shape_move(b, q, c):
             cand[n] = q
             n += 1
+    return n
+
+cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
+    """A uniform choice among the shape points around the last move (_shape_points); -1 when
+    there is none."""
+    cdef int cand[8]
+    cdef int n = _shape_points(b, cand)
     if n == 0:
         return -1
     return cand[rng_below(r, n)]

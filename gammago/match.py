@@ -21,6 +21,11 @@ The referee (policy, also in docs/BENCHMARKS.md):
   * engine1 takes Black in even-numbered games and White in odd ones (--engine1/--engine2), or
     keeps its colour (--black/--white).
 
+The record (--json FILE) is rewritten after every game, atomically, so a match stopped in any way
+(Ctrl-C, a killed process, a rebooted machine) keeps every finished game; the same command with
+--resume continues it, playing only the missing games (a larger --games extends a finished match).
+It refuses a record made with other settings (engines, size, komi, seed, time, SPRT).
+
 Statistics are from engine1's side: a draw counts half a win; the 95% interval of the score is
 Wilson's; Elo = -400 log10(1/score - 1) with the interval mapped through the same function;
 SPRT: log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) for the game outcomes
@@ -527,30 +532,38 @@ def engine_name(command, seed=0):
     return f"{name} {version}".strip()
 
 
-def run_match(cfg, progress=True, on_result=None):
-    """Play the match; returns (results, summary). SPRT stops early; Ctrl-C stops cleanly."""
+def run_match(cfg, progress=True, on_result=None, done=()):
+    """Play the match; returns (results, summary). SPRT stops early; Ctrl-C stops cleanly.
+    `done`: games already played (a resumed match); only the other indices below cfg.games are
+    played, and the statistics count all of them."""
     from tqdm import tqdm
-    results = []
+    results = [r for r in done if r.winner != "x"]
+    todo = sorted(set(range(cfg.games)) - {r.index for r in results})
     stop = threading.Event()
     lo, hi = sprt_bounds(cfg.alpha, cfg.beta)
-    bar = tqdm(total=cfg.games, desc="match", unit="game", disable=not progress, file=sys.stderr)
-    next_index = 0
     decided = None
+    if cfg.sprt and results:
+        s = summarize(results, cfg)
+        if s["llr"] >= hi or s["llr"] <= lo:
+            decided = s["games"]
+            stop.set()
+    bar = tqdm(total=max(cfg.games, len(results)), initial=len(results), desc="match",
+               unit="game", disable=not progress, file=sys.stderr)
     with concurrent.futures.ThreadPoolExecutor(max_workers=cfg.parallel) as pool:
         running = set()
         try:
             while True:
-                while not stop.is_set() and next_index < cfg.games and len(running) < cfg.parallel:
-                    running.add(pool.submit(play_game, cfg, next_index, stop))
-                    next_index += 1
+                while not stop.is_set() and todo and len(running) < cfg.parallel:
+                    running.add(pool.submit(play_game, cfg, todo.pop(0), stop))
                 if not running:
                     break
-                done, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-                for fut in done:
+                done_now, running = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for fut in done_now:
                     r = fut.result()
                     results.append(r)
                     if on_result:
-                        on_result(r)
+                        on_result(r, results)
                     if r.winner == "x":
                         continue
                     bar.update(1)
@@ -577,6 +590,49 @@ def run_match(cfg, progress=True, on_result=None):
     if decided:
         summary["sprt_decided_after"] = decided
     return results, summary
+
+
+# --- the record: written after every game, read back by --resume --------------------------------
+# what defines a match: a record may be continued only under the same values (--games,
+# --parallel, --sgf-dir and the labels may change)
+RESUME_FIELDS = ("engines", "size", "komi", "alternate", "seed", "time_per_move",
+                 "time_settings_to", "move_timeout", "max_moves", "sprt", "alpha", "beta")
+
+
+def _jsonable(x):
+    return json.loads(json.dumps(x, default=str))
+
+
+def write_record(path, cfg, results, summary, finished):
+    """The match as JSON (config, summary, every game), replaced atomically: a match killed at any
+    moment leaves the record of its last finished game."""
+    data = {"config": dataclasses.asdict(cfg), "finished": finished, "summary": summary,
+            "games": [dataclasses.asdict(r) for r in sorted(results, key=lambda r: r.index)
+                      if r.winner != "x"]}
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    os.replace(tmp, path)
+
+
+def read_record(path, cfg):
+    """(games, names, wall seconds so far) of a record written by write_record for the same match; ValueError names
+    the file and what does not fit."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        old = data["config"]
+        games = [GameResult(**{**g, "max_move_s": {int(k): v for k, v in g["max_move_s"].items()}})
+                 for g in data["games"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{path}: not a match record: {type(e).__name__}: {e}") from None
+    now = _jsonable(dataclasses.asdict(cfg))
+    for k in RESUME_FIELDS:
+        if old.get(k) != now[k]:
+            raise ValueError(f"{path}: recorded with {k} = {old.get(k)!r}, now {now[k]!r}: "
+                             "a match resumes only with the same settings")
+    names = {int(k): v for k, v in old.get("names", {}).items()}
+    return games, names, float(data.get("summary", {}).get("wall_s", 0.0))
 
 
 # --- the command -----------------------------------------------------------------------------
@@ -610,7 +666,11 @@ def add_arguments(p):
                    help="sequential test of H0: Elo=ELO0 against H1: Elo=ELO1; stops early")
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
-    p.add_argument("--json", default="", metavar="FILE", help="write the summary and every game here")
+    p.add_argument("--json", default="", metavar="FILE",
+                   help="write the summary and every game here (after every game)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the match recorded in --json FILE: keep its games, play the "
+                        "missing ones up to --games (start afresh if FILE does not exist)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -624,6 +684,8 @@ def config_from_args(args):
         if not (args.engine1 and args.engine2):
             raise ValueError("give --engine1 and --engine2 (or --black and --white)")
         e1, e2, alternate = args.engine1, args.engine2, True
+    if args.resume and not args.json:
+        raise ValueError("--resume needs --json FILE (the record to continue)")
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, not {args.games}")
     if not 5 <= args.size <= 19:
@@ -662,6 +724,17 @@ def main(args):
     except ValueError as e:
         print(f"gammago match: {e}", file=sys.stderr)
         return 2
+    done, wall_before = [], 0.0
+    if args.resume and os.path.exists(args.json):
+        try:
+            done, names, wall_before = read_record(args.json, cfg)
+        except ValueError as e:
+            print(f"gammago match: {e}", file=sys.stderr)
+            return 2
+        for k in (1, 2):
+            cfg.names[k] = cfg.names[k] or names.get(k, "")
+        print(f"resuming {args.json}: {len(done)} games recorded, "
+              f"{len(set(range(cfg.games)) - {r.index for r in done})} to play", file=sys.stderr)
     for k in (1, 2):
         if not cfg.names[k]:
             try:
@@ -681,16 +754,26 @@ def main(args):
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, interrupt)
     t0 = time.monotonic()
-    results, summary = run_match(cfg, progress=not args.quiet)
-    summary["wall_s"] = round(time.monotonic() - t0, 1)
+
+    def checkpoint(r, results):
+        if args.json and r.winner != "x":
+            s = summarize(results, cfg)
+            s["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
+            write_record(args.json, cfg, results, s, finished=False)
+
+    t0 = time.monotonic()
+    results, summary = run_match(cfg, progress=not args.quiet, on_result=checkpoint, done=done)
+    summary["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
     print(format_table(summary, cfg))
     print(f"({summary['wall_s']:.0f} s; longest genmove: engine1 "
           f"{max((r.max_move_s[1] for r in results), default=0):.2f} s, engine2 "
           f"{max((r.max_move_s[2] for r in results), default=0):.2f} s"
           + (f"; SGF in {cfg.sgf_dir}" if cfg.sgf_dir else "") + ")")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"config": {k: v for k, v in dataclasses.asdict(cfg).items()},
-                       "summary": summary,
-                       "games": [dataclasses.asdict(r) for r in results]}, f, indent=1, default=str)
+        finished = not summary["abandoned"] and (summary["games"] >= cfg.games
+                                                 or "sprt_decided_after" in summary)
+        write_record(args.json, cfg, results, summary, finished)
+        if not finished:
+            print("the match is not complete: the same command with --resume continues it",
+                  file=sys.stderr)
     return 0

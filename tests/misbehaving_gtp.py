@@ -1,6 +1,6 @@
 """A scripted GTP program for testing the match referee (tests/test_match.py) -- NOT an engine.
 
-    python tests/misbehaving_gtp.py MODE
+    python tests/misbehaving_gtp.py MODE [SECONDS]
 
 It answers the setup commands, and on `genmove` does what MODE says:
   pass      always passes (a legal, harmless opponent)
@@ -8,7 +8,7 @@ It answers the setup commands, and on `genmove` does what MODE says:
   illegal   plays E5 every time (occupied from its second move on)
   garbage   answers a vertex that does not exist
   crash     exits with code 3
-  slow      sleeps 3 s, then passes
+  slow      sleeps SECONDS (default 3), then passes
   refuse    passes, and answers every `play` with an error
 """
 import sys
@@ -38,7 +38,7 @@ def main():
             if mode == "crash":
                 return 3
             if mode == "slow":
-                time.sleep(3)
+                time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 3.0)
             out = {"resign": "resign", "illegal": "E5", "garbage": "Z99"}.get(mode, "pass")
         sys.stdout.write(("= " if ok else "? ") + out + "\n\n")
         sys.stdout.flush()

@@ -189,6 +189,67 @@ def test_gammago_vs_gnugo_level1_cli(tmp_path, gnugo_path):
     assert sorted(os.listdir(sgf_dir)) == ["game_0001.sgf", "game_0002.sgf"]
 
 
+def _match_cli(*args, timeout=120):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "gammago", "match", "--quiet", *args],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+
+
+def test_a_killed_match_resumes_from_its_record(tmp_path):
+    """The record is rewritten after every game; a match killed (SIGKILL, nothing to clean up)
+    goes on with --resume from its last finished game, keeps what it played and plays the rest."""
+    import time
+    js = tmp_path / "m.json"
+    # every game lasts ~1.5 s: the slow engine thinks 1.5 s, then both pass
+    args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 1.5",
+            "--move-timeout", "20", "--json", str(js), "--sgf-dir", str(tmp_path / "sgf")]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.Popen([sys.executable, "-m", "gammago", "match", "--quiet", "--games", "6",
+                          "--komi", "0.5", *args],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not js.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    first = json.loads(js.read_text())
+    assert first["finished"] is False and 1 <= len(first["games"]) < 6
+    assert first["summary"]["games"] == len(first["games"])
+
+    p = _match_cli("--games", "3", "--komi", "0.5", "--resume", *args)
+    assert p.returncode == 0, p.stderr
+    assert f"{len(first['games'])} games recorded" in p.stderr
+    data = json.loads(js.read_text())
+    assert data["finished"] is True
+    assert [g["index"] for g in data["games"]] == list(range(max(3, len(first["games"]))))
+    assert data["games"][:len(first["games"])] == first["games"]      # kept as they were
+    # komi 0.5, two passes: White wins every game; engine1 was White in the odd games
+    s = data["summary"]
+    assert s["games"] == len(data["games"]) and s["white_wins"] == s["games"]
+    assert s["engine1"]["wins"] == sum(1 for g in data["games"] if g["index"] % 2 == 1)
+    assert sorted(os.listdir(tmp_path / "sgf")) == [f"game_{i + 1:04d}.sgf" for i in
+                                                    range(s["games"])]
+    assert not [f for f in os.listdir(tmp_path) if ".tmp" in f]     # nothing half-written left
+    # complete: a further --resume plays nothing and says so
+    p = _match_cli("--games", "3", "--komi", "0.5", "--resume", *args)
+    assert p.returncode == 0 and "0 to play" in p.stderr, p.stderr
+    assert json.loads(js.read_text())["games"] == data["games"]
+    # another match may not continue this record
+    p = _match_cli("--games", "3", "--komi", "7", "--resume", *args)
+    assert p.returncode == 2 and str(js) in p.stderr and "komi" in p.stderr, p.stderr
+    assert json.loads(js.read_text())["games"] == data["games"]       # left as it was
+    js.write_text("{not json")
+    p = _match_cli("--games", "3", "--komi", "0.5", "--resume", *args)
+    assert p.returncode == 2 and str(js) in p.stderr and "not a match record" in p.stderr
+
+
+def test_sprt_decided_before_resuming_plays_nothing():
+    c = cfg(f"{SCRIPTED} pass", f"{SCRIPTED} resign", games=40, sprt=(0, 400), parallel=1)
+    results, s = run_match(c, progress=False)
+    again, s2 = run_match(c, progress=False, done=results)
+    assert again == results and s2["sprt_decided_after"] == s["games"]
+
+
 def test_bad_options_are_named():
     import argparse
     from gammago import match
@@ -199,6 +260,7 @@ def test_bad_options_are_named():
                         (["--engine1", "x", "--engine2", "y", "--sprt", "5"], "--sprt"),
                         (["--black", "x", "--engine2", "y"], "--black"),
                         (["--engine1", "x", "--engine2", "y", "--size", "25"], "--size"),
+                        (["--engine1", "x", "--engine2", "y", "--resume"], "--json"),
                         (["--engine1", "gnugo:x", "--engine2", "y"], "gnugo:LEVEL")):
         with pytest.raises(ValueError, match=word):
             match.config_from_args(parser.parse_args(extra))

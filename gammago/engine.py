@@ -458,11 +458,12 @@ class Engine:
         self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
                              threads=cfg.threads)
         if cfg.mode in ("net-root", "auto"):
-            per_child = max(1000, cfg.max_nodes // cfg.net_children)
+            # the child trees share --max-nodes (tree.Search.limit_nodes), each allowed all of it
             self._root_search = _net.RootSearch(
-                self.net, lambda: _tree.Search(per_child, seed=cfg.seed,
+                self.net, lambda: _tree.Search(cfg.max_nodes, seed=cfg.seed,
                                                **cfg.tree_params(self.board.size)),
-                lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct)
+                lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct,
+                max_nodes=cfg.max_nodes)
             if cfg.mode == "net-root":
                 self.search = self._root_search
 

@@ -433,14 +433,21 @@ class RootSearch:
 
     It answers the same calls as tree.Search (set_root, prepare, work, stop, run, children, pv,
     ownership, playouts, root_visits, nodes, capacity, full), so gammago.engine drives it unchanged.
+
+    The child trees share one node budget (`max_nodes`, the engine's --max-nodes): each may grow
+    into what the others leave, so the child the search favours gets the nodes it needs (a fixed
+    split gave each of 20 children 1/20 of the pool, and the favourite's tree filled up within a
+    few thousand playouts on 19x19). make_search should give each tree a pool of max_nodes
+    (malloc'd untouched: memory is used only as the trees fill it).
     """
 
     def __init__(self, net, make_search, lam=0.5, children=ROOT_CHILDREN, batch=ROOT_BATCH,
-                 c_puct=ROOT_CPUCT):
+                 c_puct=ROOT_CPUCT, max_nodes=0):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"net lambda must be in [0, 1], not {lam}")
         self.net, self.make_search, self.lam = net, make_search, float(lam)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
+        self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
         self.board = None
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
@@ -534,6 +541,8 @@ class RootSearch:
             k = self._select()
             n = self.batch if not self.max_playouts else min(self.batch, self.max_playouts - self._done)
             s = k["search"]
+            if self.max_nodes:
+                s.limit_nodes(self.max_nodes - sum(o["search"].nodes for o in self.kids if o is not k))
             s.run(self.threads, n, 0, False, self.seed * 7919 + step)
             got = s.playouts
             k["visits"] += got
@@ -571,7 +580,7 @@ class RootSearch:
 
     @property
     def capacity(self):
-        return sum(k["search"].capacity for k in self.kids)
+        return self.max_nodes or sum(k["search"].capacity for k in self.kids)
 
     @property
     def full(self):

@@ -115,7 +115,8 @@ ctypedef struct worker_t:
 
 ctypedef struct tree_t:
     node_t* pool
-    int32_t cap              # nodes in the pool
+    int32_t cap              # nodes the tree may use (at most alloc)
+    int32_t alloc            # nodes malloc'd for the pool
     int32_t top              # next free index (atomic)
     int full                 # set once an expansion was refused for want of room
     board_t* root            # the position at the root (index 0 of the pool)

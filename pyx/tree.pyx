@@ -88,7 +88,7 @@ cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
     """Make node r the new root, dropping everything else (copy into a fresh pool, children
     blocks kept contiguous in breadth-first order). Returns 0 when memory ran out (tree cleared)."""
     cdef node_t* old = t.pool
-    cdef node_t* new = <node_t*>malloc(t.cap * sizeof(node_t))
+    cdef node_t* new = <node_t*>malloc(t.alloc * sizeof(node_t))
     cdef int32_t top = 1, i = 0, k, n
     if new == NULL:
         _tree_clear(t)
@@ -868,6 +868,7 @@ cdef class Search:
         if self.t.pool == NULL or self.t.root == NULL:
             raise MemoryError(f"no memory for a tree of {max_nodes} nodes")
         self.t.cap = max_nodes
+        self.t.alloc = max_nodes
         self.t.prior.ctx = NULL
         self.t.prior.rate = _cheap_rate
         self.maker.arg = NULL
@@ -1282,6 +1283,15 @@ cdef class Search:
     @property
     def capacity(self):
         return self.t.cap
+
+    def limit_nodes(self, int n):
+        """Let the tree grow to at most n nodes (never beyond the pool given at creation, never
+        below the nodes it has): a budget shared by several trees (gammago.net.RootSearch). The
+        pool is malloc'd untouched, so a large pool costs memory only as the tree fills it.
+        Call it between runs, not during one."""
+        self.t.cap = max(min(n, self.t.alloc), min(self.t.top, self.t.cap))
+        if self.t.top < self.t.cap:
+            self.t.full = 0
 
     @property
     def full(self):

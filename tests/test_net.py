@@ -369,6 +369,24 @@ def test_root_search_mixes_net_value_and_rollouts():
 
 
 @needs_model
+def test_root_children_share_one_node_budget():
+    """The child trees share max_nodes: the favourite grows past an even split of it, the total
+    never passes it, and the search says it is full when the budget is spent."""
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    b = position(9)
+    rs = N.RootSearch(net, lambda: tree.Search(6000, seed=1, expand_visits=2), children=4,
+                      max_nodes=6000)
+    rs.set_root(b)
+    rs.run(1, 6000)
+    used = [k["search"].nodes for k in rs.kids]
+    assert rs.full and rs.capacity == 6000
+    assert sum(used) <= 6000
+    assert max(used) > 6000 // 4                # more than a fixed quarter would have given it
+    assert rs.playouts >= 6000
+
+
+@needs_model
 def test_net_predict_scores_a_game():
     from gammago import sgf
     game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))

@@ -46,6 +46,23 @@ def test_pool_cap_stops_growth_without_crashing():
     assert s.playouts == 20000 and s.root_visits == 20000
 
 
+def test_limit_nodes_caps_a_tree_below_its_pool():
+    b = Board(9, 7)
+    s = Search(20000, seed=1, expand_visits=2)
+    s.limit_nodes(1500)
+    assert s.capacity == 1500
+    s.set_root(b)
+    s.run(1, 3000)
+    assert s.full and s.nodes <= 1500
+    used = s.nodes
+    s.limit_nodes(100)                    # never below what the tree holds
+    assert s.capacity == used
+    s.limit_nodes(10 ** 9)                # never beyond the pool
+    assert s.capacity == 20000 and not s.full
+    s.run(1, 3000)                        # grows again, into the rest of the pool
+    assert s.nodes > used and s.nodes <= 20000
+
+
 def test_progressive_widening_schedule():
     b = Board(9, 7)
     s = Search(100000, seed=2, pw_init=1, pw_base=40, pw_factor=1.4)

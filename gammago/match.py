@@ -616,8 +616,8 @@ def write_record(path, cfg, results, summary, finished):
 
 
 def read_record(path, cfg):
-    """(games, names, wall seconds so far) of a record written by write_record for the same match; ValueError names
-    the file and what does not fit."""
+    """(games, names, wall seconds so far) of a record that write_record made of the same match;
+    ValueError names the file and what does not fit."""
     try:
         with open(path) as f:
             data = json.load(f)

@@ -535,18 +535,21 @@ def engine_name(command, seed=0):
 def run_match(cfg, progress=True, on_result=None, done=()):
     """Play the match; returns (results, summary). SPRT stops early; Ctrl-C stops cleanly.
     `done`: games already played (a resumed match); only the other indices below cfg.games are
-    played, and the statistics count all of them."""
+    played, and the statistics count all of them. on_result(results, summary) after every
+    finished game (not an abandoned one)."""
     from tqdm import tqdm
     results = [r for r in done if r.winner != "x"]
     todo = sorted(set(range(cfg.games)) - {r.index for r in results})
     stop = threading.Event()
     lo, hi = sprt_bounds(cfg.alpha, cfg.beta)
+
+    def decides(s):          # the SPRT's LLR has left its interval
+        return not lo < s["llr"] < hi
+
     decided = None
-    if cfg.sprt and results:
-        s = summarize(results, cfg)
-        if s["llr"] >= hi or s["llr"] <= lo:
-            decided = s["games"]
-            stop.set()
+    if cfg.sprt and results and decides(summarize(results, cfg)):
+        decided = len(results)
+        stop.set()
     bar = tqdm(total=max(cfg.games, len(results)), initial=len(results), desc="match",
                unit="game", disable=not progress, file=sys.stderr)
     with concurrent.futures.ThreadPoolExecutor(max_workers=cfg.parallel) as pool:
@@ -562,17 +565,17 @@ def run_match(cfg, progress=True, on_result=None, done=()):
                 for fut in done_now:
                     r = fut.result()
                     results.append(r)
-                    if on_result:
-                        on_result(r, results)
                     if r.winner == "x":
                         continue
-                    bar.update(1)
                     s = summarize(results, cfg)
+                    if on_result:
+                        on_result(results, s)
+                    bar.update(1)
                     t = s["engine1"]
                     post = {"e1": f"{t['wins']}-{t['losses']}-{t['draws']}"}
                     if cfg.sprt:
                         post["LLR"] = f"{s['llr']:.2f}"
-                        if decided is None and (s["llr"] >= hi or s["llr"] <= lo):
+                        if decided is None and decides(s):
                             decided = s["games"]
                             stop.set()
                     bar.set_postfix(post)
@@ -753,16 +756,14 @@ def main(args):
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, interrupt)
-    t0 = time.monotonic()
 
-    def checkpoint(r, results):
-        if args.json and r.winner != "x":
-            s = summarize(results, cfg)
-            s["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
-            write_record(args.json, cfg, results, s, finished=False)
+    def checkpoint(results, s):
+        s["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
+        write_record(args.json, cfg, results, s, finished=False)
 
     t0 = time.monotonic()
-    results, summary = run_match(cfg, progress=not args.quiet, on_result=checkpoint, done=done)
+    results, summary = run_match(cfg, progress=not args.quiet,
+                                 on_result=checkpoint if args.json else None, done=done)
     summary["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
     print(format_table(summary, cfg))
     print(f"({summary['wall_s']:.0f} s; longest genmove: engine1 "

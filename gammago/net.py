@@ -542,7 +542,7 @@ class RootSearch:
             n = self.batch if not self.max_playouts else min(self.batch, self.max_playouts - self._done)
             s = k["search"]
             if self.max_nodes:
-                s.limit_nodes(self.max_nodes - sum(o["search"].nodes for o in self.kids if o is not k))
+                s.limit_nodes(self.max_nodes - self.nodes + s.nodes)   # what the others leave
             s.run(self.threads, n, 0, False, self.seed * 7919 + step)
             got = s.playouts
             k["visits"] += got

@@ -452,6 +452,8 @@ class RootSearch:
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
         self._calls = []
+        self._old = None          # (old root child's tree, moves below it) for _expand to graft
+        self._done = 0
 
     # configuration calls of tree.Search (child ordering, rollout policy): remembered and
     # passed on to every child tree, present and future
@@ -467,12 +469,29 @@ class RootSearch:
         self._configure("use_gamma_rollouts", args, kw)
 
     def set_root(self, board, moves=None):
+        """Search from board. moves: the points played since the last root (as tree.Search
+        takes them), to keep the work below them; None starts afresh. The same root (no moves)
+        keeps every child tree. After moves, the first of them names the old root child whose
+        tree holds the new position; each new root child's tree starts as that tree's subtree
+        below the rest of the moves and the child (tree.Search.graft), when it has one. Returns
+        the visits kept at the new root."""
+        old_board, kids = self.board, self.kids
         self.board = board.copy()
-        self.kids = []
+        self.kids, self._old = [], None
+        if moves is None or old_board is None or old_board.size != board.size:
+            return 0
+        moves = tuple(moves)
+        if not moves:
+            self.kids = kids
+            return self.root_visits
+        for k in kids:
+            if k["point"] == moves[0]:
+                self._old = (k["search"], moves[1:])
+                return sum(v for _, v, _, _ in k["search"].children(moves[1:]))
         return 0
 
     def clear(self):
-        self.kids = []
+        self.kids, self._old = [], None
 
     def _expand(self, no_pass):
         b = self.board
@@ -484,6 +503,7 @@ class RootSearch:
         total = sum(pri[m] for m in moves) or 1.0
         values = self.net.child_values(b, moves)
         self.kids = []
+        old, self._old = self._old, None
         for m in moves:
             child = b.copy()
             child.play(m)
@@ -491,9 +511,15 @@ class RootSearch:
             for name, args, kw in self._calls:
                 getattr(s, name)(*args, **kw)
             s.set_root(child, None)
-            self.kids.append({"move": m, "point": b.point(m), "prior": pri[m] / total,
-                              "net": (values[m] + 1) / 2, "search": s, "visits": 0, "own": 0.0,
-                              "rate": None})
+            k = {"move": m, "point": b.point(m), "prior": pri[m] / total,
+                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "own": 0.0, "own_n": 0,
+                 "rate": None}
+            if old is not None:
+                if self.max_nodes:
+                    s.limit_nodes(self.max_nodes - self.nodes)
+                k["visits"] = s.graft(old[0], old[1] + (k["point"],))
+                k["rate"] = self._rollout_rate(k)
+            self.kids.append(k)
 
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
         import time
@@ -548,6 +574,7 @@ class RootSearch:
             k["visits"] += got
             if got:
                 k["own"] = k["own"] + got * s.ownership()
+                k["own_n"] += got
                 k["rate"] = self._rollout_rate(k)
             self._done += got
             step += 1
@@ -570,9 +597,12 @@ class RootSearch:
     # --- results, as tree.Search gives them ---
     @property
     def playouts(self):
-        return sum(k["visits"] for k in self.kids)
+        """Playouts of the current search (not those kept from earlier ones)."""
+        return self._done
 
-    root_visits = playouts
+    @property
+    def root_visits(self):
+        return sum(k["visits"] for k in self.kids)
 
     @property
     def nodes(self):
@@ -613,7 +643,7 @@ class RootSearch:
 
     def ownership(self):
         n = self.board.size
-        tot = sum(k["visits"] for k in self.kids)
+        tot = sum(k["own_n"] for k in self.kids)
         acc = np.zeros((n, n))
         for k in self.kids:
             acc = acc + k["own"]

@@ -84,31 +84,38 @@ cdef void _tree_clear(tree_t* t) noexcept nogil:
     t.full = 0
     _node_init(&t.pool[0], PASS, 1.0)
 
+cdef int32_t _copy_subtree(const node_t* src, int32_t r, node_t* dst, int32_t cap) noexcept nogil:
+    """Copy the subtree of src[r] into dst with src[r] at index 0, children blocks kept
+    contiguous in breadth-first order, using at most cap nodes: a node whose children do not
+    fit becomes a leaf (with its statistics; it is expanded again when next visited). Returns
+    the nodes used."""
+    cdef int32_t top = 1, i = 0, n
+    dst[0] = src[r]
+    while i < top:
+        n = dst[i].nchildren
+        if dst[i].state == NODE_EXPANDED and top + n <= cap:
+            memcpy(&dst[top], &src[dst[i].first], n * sizeof(node_t))
+            dst[i].first = top
+            top += n
+        else:
+            dst[i].state = NODE_LEAF
+            dst[i].first = -1
+            dst[i].nchildren = 0
+            dst[i].nopen = 0
+        dst[i].widening = 0
+        i += 1
+    return top
+
 cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
-    """Make node r the new root, dropping everything else (copy into a fresh pool, children
-    blocks kept contiguous in breadth-first order). Returns 0 when memory ran out (tree cleared)."""
-    cdef node_t* old = t.pool
+    """Make node r the new root, dropping everything else (copy into a fresh pool). Returns 0
+    when memory ran out (tree cleared)."""
     cdef node_t* new = <node_t*>malloc(t.alloc * sizeof(node_t))
-    cdef int32_t top = 1, i = 0, k, n
     if new == NULL:
         _tree_clear(t)
         return 0
-    new[0] = old[r]
-    while i < top:
-        if new[i].state == NODE_EXPANDED:
-            n = new[i].nchildren
-            memcpy(&new[top], &old[new[i].first], n * sizeof(node_t))
-            new[i].first = top
-            top += n
-        else:
-            new[i].state = NODE_LEAF
-            new[i].first = -1
-            new[i].nchildren = 0
-            new[i].nopen = 0
-        i += 1
-    free(old)
+    t.top = _copy_subtree(t.pool, r, new, t.alloc)
+    free(t.pool)
     t.pool = new
-    t.top = top
     t.full = 0
     return 1
 
@@ -1085,6 +1092,23 @@ cdef class Search:
             self._lgrf_free()
         self.t.lgrf_nmoves = board.b.nmoves
         board_copy(self.t.root, board.b)
+        return self.t.pool[0].visits
+
+    def graft(self, Search other, path):
+        """Make this tree a copy of the subtree of `other` reached by path (points from other's
+        root), at most this tree's node limit of it: the search of a position reached in
+        another tree (gammago.net.RootSearch keeps its child trees' work this way). Call
+        set_root with that position first; `other` must not be searching. Returns the visits
+        kept (0, and the tree cleared, when path is not in other's tree)."""
+        cdef int32_t node
+        if other is self:
+            raise ValueError("a tree cannot graft from itself (set_root keeps a subtree)")
+        node = other._find(path)
+        _tree_clear(&self.t)
+        if node < 0 or (node == 0 and other.t.top <= 1):
+            return 0
+        with nogil:
+            self.t.top = _copy_subtree(other.t.pool, node, self.t.pool, self.t.cap)
         return self.t.pool[0].visits
 
     def clear(self):

@@ -387,6 +387,50 @@ def test_root_children_share_one_node_budget():
 
 
 @needs_model
+def test_root_search_keeps_the_work_below_the_moves_played():
+    """After our move and the reply, each new root child's tree starts from the old tree's
+    subtree for that line (visits and win rates kept); the same root keeps every child tree;
+    None starts afresh."""
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    b = position(9)
+    rs = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=6, max_nodes=50000)
+    rs.set_root(b)
+    rs.run(1, 3000)
+    best = max(rs.kids, key=lambda k: k["visits"])
+    m1 = best["point"]
+    m2 = max(best["search"].children(), key=lambda c: c[1])[0]
+    below = {p: v for p, v, _, _ in best["search"].children((m2,))}
+    b.play(b.vertex(m1))
+    b.play(b.vertex(m2))
+    kept = rs.set_root(b, [m1, m2])
+    assert kept == sum(below.values()) > 0
+    rs.prepare(1, 500)
+    assert rs.playouts == 0 and rs.root_visits > 0
+    grafted = 0
+    for k in rs.kids:
+        assert k["visits"] == k["search"].root_visits == below.get(k["point"], 0)
+        if k["visits"]:
+            grafted += 1
+            assert k["rate"] == rs._rollout_rate(k)
+    assert grafted >= 2
+    before = rs.root_visits
+    rs.work(0)
+    assert rs.playouts == 500 and rs.root_visits == before + 500
+    assert rs.nodes <= 50000 and rs.ownership().shape == (9, 9)
+    # the same root again (an analysis, then genmove): every child tree kept
+    kids = [(k["point"], k["search"]) for k in rs.kids]
+    assert rs.set_root(b, []) == before + 500
+    rs.run(1, 100)
+    assert [(k["point"], k["search"]) for k in rs.kids] == kids
+    assert rs.root_visits == before + 600 and rs.playouts == 100
+    # a move no root child had, or None: afresh
+    assert rs.set_root(b, None) == 0
+    rs.run(1, 100)
+    assert rs.root_visits == 100
+
+
+@needs_model
 def test_net_predict_scores_a_game():
     from gammago import sgf
     game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))

@@ -105,6 +105,44 @@ def test_tree_reuse_keeps_the_subtree():
     assert s.set_root(b2, None) == 0
 
 
+def test_graft_copies_a_subtree_of_another_tree():
+    """graft makes a tree the subtree of another tree below a path: the same statistics at every
+    node, a search that goes on from them, and at most the tree's node limit of it."""
+    b = Board(9, 7)
+    src = Search(200000, seed=3)
+    src.set_root(b)
+    src.run(1, 4000)
+    a = max(src.children(), key=lambda c: c[1])[0]
+    r = max(src.children((a,)), key=lambda c: c[1])[0]
+    b.play(b.vertex(a))
+    b.play(b.vertex(r))
+    dst = Search(200000, seed=4)
+    dst.set_root(b)
+    kept = dst.graft(src, (a, r))
+    assert kept == next(v for p, v, _, _ in src.children((a,)) if p == r) > 0
+    assert dst.root_visits == kept
+    assert dst.children() == src.children((a, r))
+    for p, v, _, _ in dst.children():
+        if v > 50:
+            assert dst.children((p,)) == src.children((a, r, p))
+    assert dst.pv() == src.pv((a, r))[2:]
+    used = dst.nodes
+    dst.run(1, 1000)
+    assert dst.root_visits == kept + 1000 and dst.nodes >= used
+    # a node limit below the subtree's size keeps the top of it, whole blocks of children
+    small = Search(200000, seed=4)
+    small.limit_nodes(1000)
+    small.set_root(b)
+    assert small.graft(src, (a, r)) == kept
+    assert small.nodes <= 1000 and small.children() == src.children((a, r))
+    small.run(1, 500)
+    assert small.root_visits == kept + 500
+    # a path the other tree does not have clears the tree
+    assert dst.graft(src, (a, r, a)) == 0 and dst.root_visits == 0 and dst.nodes == 1
+    with pytest.raises(ValueError):
+        dst.graft(dst, ())
+
+
 def test_superko_moves_are_not_children():
     # Black takes a ko, both pass: the recapture is legal by simple ko but repeats a position
     b = Board(5, 0.5)

@@ -142,12 +142,53 @@ def search_figures(runs, quick, seed):
     return out
 
 
+# Net-root against rollouts-only: the engine's two searches, alternating run by run from the
+# same 19x19 position, so the ratio shares the load; net-root's root loop (PUCT over the net's
+# children, one tree each) should cost little of the playout rate on 1 or 2 threads.
+NET_ROOT_PLAYOUTS = 3000
+NET_ROOT_OPENING = ("Q16", "D4", "Q4", "D16", "C14", "R6", "O3", "F17")
+
+
+def net_root_figures(runs, quick, seed):
+    """Playouts/s of the engine's net-root and rollouts searches (19x19, 1 and 2 threads, the
+    engine's defaults, fixed playouts) and the median of their per-run ratio; {} without the
+    shipped model."""
+    import os
+    import time
+    from gammago import net
+    from gammago.engine import Engine, EngineConfig
+    if not os.path.exists(net.DEFAULT_MODEL):
+        return {}
+    n = NET_ROOT_PLAYOUTS // 10 if quick else NET_ROOT_PLAYOUTS
+    out = {}
+    for threads in (1, 2):
+        engines = {}
+        for mode in ("rollouts", "net-root"):
+            e = Engine(EngineConfig(mode=mode, threads=threads, seed=seed))
+            e.new_game(19, 7.5)
+            for v in NET_ROOT_OPENING:
+                e.board.play(v)
+            engines[mode] = e
+        rates = {mode: [] for mode in engines}
+        for i in range(runs):
+            for mode, e in engines.items():
+                e.search.set_root(e.board, None)
+                t0 = time.perf_counter()
+                e.search.run(threads, n, 0, False, seed + i)
+                rates[mode].append(e.search.playouts / (time.perf_counter() - t0))
+        out[f"net_root_playouts_per_s_19_{threads}t"] = round(statistics.median(rates["net-root"]), 1)
+        out[f"net_root_vs_rollouts_19_{threads}t"] = round(statistics.median(
+            a / b for a, b in zip(rates["net-root"], rates["rollouts"])), 3)
+    return out
+
+
 def collect(args):
     figures = {"runs": args.runs}
     figures.update(light_figures(args.runs, args.quick, args.seed))
     figures.update(gamma_figures(args.runs, args.quick, args.seed))
     figures.update(search_figures(args.runs, args.quick, args.seed))
     figures.update(net_figures(args.runs, args.quick, args.seed))
+    figures.update(net_root_figures(args.runs, args.quick, args.seed))
     return figures
 
 

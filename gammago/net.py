@@ -512,8 +512,7 @@ class RootSearch:
                 getattr(s, name)(*args, **kw)
             s.set_root(child, None)
             k = {"move": m, "point": b.point(m), "prior": pri[m] / total,
-                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "own": 0.0, "own_n": 0,
-                 "rate": None}
+                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "pending": 0, "rate": None}
             if old is not None:
                 if self.max_nodes:
                     s.limit_nodes(self.max_nodes - self.nodes)
@@ -522,6 +521,7 @@ class RootSearch:
             self.kids.append(k)
 
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        import threading
         import time
         if self.board is None:
             raise ValueError("set_root() first")
@@ -532,7 +532,13 @@ class RootSearch:
         self._stop = False
         if not self.kids or (no_pass and any(k["move"] == "pass" for k in self.kids)):
             self._expand(no_pass)
+        # every child tree gets one worker per thread for the whole search (work_batch)
+        for j, k in enumerate(self.kids):
+            k["search"].prepare(self.threads, 0, 0, False, self.seed * 7919 + j)
+            k["pending"] = 0
         self._done = 0
+        self._pending = 0
+        self._lock = threading.Lock()
 
     def _rollout_rate(self, k):
         """Win rate of the rollouts below root child k for the player at the root."""
@@ -549,42 +555,54 @@ class RootSearch:
         return k["net"] if r is None else (1 - self.lam) * r + self.lam * k["net"]
 
     def _select(self):
-        total = sum(k["visits"] for k in self.kids)
+        """PUCT over the root children, counting the playouts other threads are running."""
+        total = sum(k["visits"] + k["pending"] for k in self.kids)
         sq = math.sqrt(total + 1)
-        return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq / (1 + k["visits"]))
+        return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq
+                   / (1 + k["visits"] + k["pending"]))
 
     def work(self, i):
-        """Worker 0 runs the root loop (each batch on `threads` threads); other workers return."""
+        """Worker i's root loop: pick a child by PUCT, run a batch of playouts on worker i of
+        its tree (nogil), book the result. Every thread runs this loop; two threads may run
+        the same child's tree at once (its own virtual loss keeps them apart)."""
         import time
-        if i != 0:
+        if i >= self.threads:
             return
-        step = 0
-        while not self._stop:
-            if self.max_playouts and self._done >= self.max_playouts:
-                break
-            if self.deadline and time.perf_counter() >= self.deadline:
-                break
-            k = self._select()
-            n = self.batch if not self.max_playouts else min(self.batch, self.max_playouts - self._done)
-            s = k["search"]
-            if self.max_nodes:
-                s.limit_nodes(self.max_nodes - self.nodes + s.nodes)   # what the others leave
-            s.run(self.threads, n, 0, False, self.seed * 7919 + step)
-            got = s.playouts
-            k["visits"] += got
-            if got:
-                k["own"] = k["own"] + got * s.ownership()
-                k["own_n"] += got
-                k["rate"] = self._rollout_rate(k)
-            self._done += got
-            step += 1
+        while True:
+            with self._lock:
+                if self._stop:
+                    break
+                left = self.max_playouts - self._done - self._pending if self.max_playouts else self.batch
+                if left <= 0 or (self.deadline and time.perf_counter() >= self.deadline):
+                    break
+                k = self._select()
+                n = min(self.batch, left)
+                k["pending"] += n
+                self._pending += n
+                s = k["search"]
+                if self.max_nodes:
+                    s.limit_nodes(self.max_nodes - self.nodes + s.nodes)   # what the others leave
+            got = s.work_batch(i, n)
+            with self._lock:
+                k["pending"] -= n
+                self._pending -= n
+                k["visits"] += got
+                self._done += got
+                if got:
+                    k["rate"] = self._rollout_rate(k)
         self._stop = True
 
     def run(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        import threading
         import time
         t0 = time.perf_counter()
         self.prepare(threads, max_playouts, seconds, no_pass, seed)
+        workers = [threading.Thread(target=self.work, args=(i,)) for i in range(1, self.threads)]
+        for w in workers:
+            w.start()
         self.work(0)
+        for w in workers:
+            w.join()
         return time.perf_counter() - t0
 
     def stop(self):
@@ -642,9 +660,12 @@ class RootSearch:
         return list(path)
 
     def ownership(self):
+        """Mean final ownership over this search's playouts (every child tree's)."""
         n = self.board.size
-        tot = sum(k["own_n"] for k in self.kids)
-        acc = np.zeros((n, n))
+        acc, tot = np.zeros((n, n)), 0
         for k in self.kids:
-            acc = acc + k["own"]
+            got = k["search"].playouts
+            if got:
+                acc = acc + got * k["search"].ownership()
+                tot += got
         return acc / tot if tot else acc

@@ -821,10 +821,11 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
 # =============================================================================================
 # The search loop
 # =============================================================================================
-cdef void _work(tree_t* t, worker_t* w) noexcept nogil:
+cdef void _work(tree_t* t, worker_t* w, int64_t n) noexcept nogil:
+    """Run worker w until the search ends, or for at most n playouts (n >= 0)."""
     cdef int64_t k
-    cdef int tick = 0
-    while not gg_loadi(&t.stop):
+    cdef int64_t tick = 0
+    while not gg_loadi(&t.stop) and (n < 0 or tick < n):
         if t.max_playouts > 0:
             k = gg_add64(&t.issued, 1)
             if k >= t.max_playouts:
@@ -1261,7 +1262,20 @@ cdef class Search:
         if i < 0 or i >= self.nworkers:
             raise ValueError(f"no worker {i}")
         with nogil:
-            _work(&self.t, &self.workers[i])
+            _work(&self.t, &self.workers[i], -1)
+
+    def work_batch(self, int i, long n):
+        """Run worker i for n playouts (fewer when the search ends first: its playout cap,
+        deadline or stop) and return how many it ran. Threads may run batches of distinct
+        workers on one tree at once, as work() does; gammago.net.RootSearch drives its child
+        trees this way, each thread moving between trees without new threads or barriers."""
+        cdef int64_t before
+        if i < 0 or i >= self.nworkers:
+            raise ValueError(f"no worker {i}")
+        before = self.workers[i].playouts
+        with nogil:
+            _work(&self.t, &self.workers[i], n)
+        return self.workers[i].playouts - before
 
     def stop(self):
         gg_storei(&self.t.stop, 1)

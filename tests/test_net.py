@@ -387,6 +387,21 @@ def test_root_children_share_one_node_budget():
 
 
 @needs_model
+def test_root_search_on_two_threads_runs_exactly_its_playouts():
+    """Both threads run the root loop, each on its own worker of whichever child tree PUCT
+    picks: the playout cap is met exactly and every playout is booked to one child."""
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    rs = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=5, max_nodes=50000)
+    rs.set_root(position(9))
+    rs.run(2, 3001)
+    assert rs.playouts == 3001 == rs.root_visits
+    assert sum(k["search"].playouts for k in rs.kids) == 3001
+    assert all(k["pending"] == 0 for k in rs.kids)
+    assert sum(1 for k in rs.kids if k["visits"]) >= 2 and rs.ownership().shape == (9, 9)
+
+
+@needs_model
 def test_root_search_keeps_the_work_below_the_moves_played():
     """After our move and the reply, each new root child's tree starts from the old tree's
     subtree for that line (visits and win rates kept); the same root keeps every child tree;
@@ -499,3 +514,12 @@ def test_net_policy_passes_with_no_legal_point():
     assert net.priors(b, include_pass=False) == {}
     assert N.net_policy_move(net, b) == "pass"
     assert N.net_policy_move(net, b, 1.0, np.random.default_rng(1)) == "pass"
+
+
+@needs_model
+def test_bench_compares_net_root_with_rollouts():
+    from gammago import bench
+    out = bench.net_root_figures(1, True, 1)
+    assert set(out) == {f"net_root_{k}_19_{t}t" for k in ("playouts_per_s", "vs_rollouts")
+                        for t in (1, 2)}
+    assert all(v > 0 for v in out.values())

@@ -143,6 +143,28 @@ def test_graft_copies_a_subtree_of_another_tree():
         dst.graft(dst, ())
 
 
+def test_work_batch_runs_a_worker_for_n_playouts():
+    """work_batch: worker i runs n playouts and returns; two threads with their own workers may
+    run batches on one tree at once; the search's playout cap still ends a batch early."""
+    import threading
+    b = Board(9, 7)
+    s = Search(100000, seed=5)
+    s.set_root(b)
+    s.prepare(2, 0)
+    assert s.work_batch(0, 16) == 16 and s.playouts == 16
+    ts = [threading.Thread(target=lambda i=i: [s.work_batch(i, 50) for _ in range(10)])
+          for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert s.playouts == 1016 and s.root_visits == 1016
+    s.prepare(1, 30)
+    assert s.work_batch(0, 100) == 30
+    with pytest.raises(ValueError):
+        s.work_batch(1, 1)
+
+
 def test_superko_moves_are_not_children():
     # Black takes a ko, both pass: the recapture is legal by simple ko but repeats a position
     b = Board(5, 0.5)

@@ -135,6 +135,8 @@ class EngineConfig:
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
     net_children: int = 20         # net-root: root moves searched (the net's best)
     net_cpuct: float = 1.5         # net-root: PUCT exploration weight of the net priors at the root
+    net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
+                                   # the replies to each root move (the root children's children)
     policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
 
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
@@ -245,6 +247,11 @@ class EngineConfig:
                        help="net-root: root moves searched (the net's best)")
         n.add_argument("--net-cpuct", type=float, default=d.net_cpuct,
                        help="net-root: PUCT weight of the net priors at the root")
+        n.add_argument("--net-reply-priors", action=argparse.BooleanOptionalAction,
+                       default=d.net_reply_priors,
+                       help="net-root: the net's policy (from the evaluation of each root move "
+                            "that gives its value) orders and rates the replies to it in its tree, "
+                            "instead of the gammas")
         n.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
                        help="net-policy / gamma-policy: 0 plays the policy's best move; T > 0 samples "
                             "moves with probability ~ p^(1/T), seeded by --seed")
@@ -464,6 +471,7 @@ class Engine:
                 self.net, lambda: _tree.Search(cfg.max_nodes, seed=cfg.seed,
                                                **cfg.tree_params(self.board.size)),
                 lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct,
+                reply_priors=cfg.net_reply_priors,
                 max_nodes=cfg.max_nodes)
             if cfg.mode == "net-root":
                 self.search = self._root_search

@@ -105,6 +105,17 @@ def vertex_index(board, vertex):
     return (p // w - 1) * n + (p % w - 1)
 
 
+def point_policy(probs, n):
+    """A policy [n*n + 1] (vertex_index order) as an array by the board's point index
+    (point (row + 1) * (n + 2) + col + 1, pass at 0), as gammago.tree takes priors."""
+    w = n + 2
+    out = np.zeros(w * w, np.float64)
+    rows, cols = np.divmod(np.arange(n * n), n)
+    out[(rows + 1) * w + cols + 1] = probs[:n * n]
+    out[0] = probs[n * n]
+    return out
+
+
 class Net:
     """One ONNX policy/value model; see the module docstring."""
 
@@ -228,16 +239,21 @@ class Net:
         """Net value for the side to move, -1..1."""
         return float(self.evaluate([board])[1][0])
 
-    def child_values(self, board, vertices):
+    def child_values(self, board, vertices, policies=False):
         """{vertex: value for the side to move at `board`} of the position after each move,
-        evaluated in one batch. Illegal vertices raise ValueError."""
+        evaluated in one batch. Illegal vertices raise ValueError. policies: also return the
+        policy of each of those positions, {vertex: probabilities by point index} (see
+        point_policy)."""
         children = []
         for v in vertices:
             child = board.copy()
             child.play(v)
             children.append(child)
-        _, values = self.evaluate(children)
-        return {v: -float(x) for v, x in zip(vertices, values)}
+        probs, values = self.evaluate(children)
+        out = {v: -float(x) for v, x in zip(vertices, values)}
+        if policies:
+            return out, {v: point_policy(p, board.size) for v, p in zip(vertices, probs)}
+        return out
 
     def best_move(self, board, allow_pass=False):
         """The legal move the policy likes most (net policy alone, no search); pass if none."""
@@ -434,6 +450,14 @@ class RootSearch:
     It answers the same calls as tree.Search (set_root, prepare, work, stop, run, children, pv,
     ownership, playouts, root_visits, nodes, capacity, full), so gammago.engine drives it unchanged.
 
+    reply_priors (--net-reply-priors): the policy of the net's evaluation of each root move (the
+    one that gives its value, so no extra evaluation) orders and rates the replies to it, the
+    children of its tree's root, instead of the gammas (tree.Search.set_root_prior).
+
+    The child trees are kept between moves (set_root): after our move and the reply, each new
+    root child's tree starts as the old tree's subtree for that line (tree.Search.graft).
+    Every search thread runs the root loop (work) on its own worker of the child trees.
+
     The child trees share one node budget (`max_nodes`, the engine's --max-nodes): each may grow
     into what the others leave, so the child the search favours gets the nodes it needs (a fixed
     split gave each of 20 children 1/20 of the pool, and the favourite's tree filled up within a
@@ -442,10 +466,11 @@ class RootSearch:
     """
 
     def __init__(self, net, make_search, lam=0.5, children=ROOT_CHILDREN, batch=ROOT_BATCH,
-                 c_puct=ROOT_CPUCT, max_nodes=0):
+                 c_puct=ROOT_CPUCT, max_nodes=0, reply_priors=False):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"net lambda must be in [0, 1], not {lam}")
         self.net, self.make_search, self.lam = net, make_search, float(lam)
+        self.reply_priors = bool(reply_priors)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
         self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
         self.board = None
@@ -501,7 +526,10 @@ class RootSearch:
             moves = ["pass"]
             pri = {"pass": 1.0}
         total = sum(pri[m] for m in moves) or 1.0
-        values = self.net.child_values(b, moves)
+        if self.reply_priors:
+            values, policies = self.net.child_values(b, moves, policies=True)
+        else:
+            values, policies = self.net.child_values(b, moves), None
         self.kids = []
         old, self._old = self._old, None
         for m in moves:
@@ -518,6 +546,8 @@ class RootSearch:
                     s.limit_nodes(self.max_nodes - self.nodes)
                 k["visits"] = s.graft(old[0], old[1] + (k["point"],))
                 k["rate"] = self._rollout_rate(k)
+            if policies is not None:
+                s.set_root_prior(policies[m])   # the replies to m, rated by the net
             self.kids.append(k)
 
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):

@@ -143,3 +143,7 @@ ctypedef struct tree_t:
     float crit[MAX_PTS]
     worker_t* workers
     int nworkers
+    # priors of the root's children given from outside (Search.set_root_prior: the net's
+    # policy in gammago.net.RootSearch), by point (PASS = 0); used instead of prior_t at the root
+    float* root_prior
+    int has_root_prior

@@ -386,7 +386,11 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     if first < 0:
         gg_store8(&nd.state, NODE_NOROOM)
         return 0
-    t.prior.rate(t.prior.ctx, b, c, moves, n, r)
+    if idx == 0 and t.has_root_prior:
+        for i in range(n):
+            r[i] = t.root_prior[moves[i]]
+    else:
+        t.prior.rate(t.prior.ctx, b, c, moves, n, r)
     if t.ladders:
         _ladder_adjust(b, c, moves, n, r)
     for i in range(n):
@@ -409,6 +413,53 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     nd.nopen = t.prm.pw_init if t.prm.pw_init < n else n
     gg_store8(&nd.state, NODE_EXPANDED)
     return 1
+
+cdef void _rerate_root(tree_t* t) noexcept nogil:
+    """Rate the expanded root's children by t.root_prior (ladders read as at expansion) and
+    sort its block again: the visited children first (their work stays open to selection),
+    then the others, each group by the new rating, so widening opens the best rated next."""
+    cdef node_t* nd = &t.pool[0]
+    cdef int n = nd.nchildren, i, j, k = 0, pass_, nvisited = 0
+    cdef int16_t moves[MAX_PTS + 1]
+    cdef float r[MAX_PTS + 1]
+    cdef rated_t sorted_[MAX_PTS + 1]
+    cdef node_t* tmp
+    cdef float best = 0
+    cdef double total = 0
+    if nd.state != NODE_EXPANDED or n == 0:
+        return
+    tmp = <node_t*>malloc(n * sizeof(node_t))
+    if tmp == NULL:
+        return
+    memcpy(tmp, &t.pool[nd.first], n * sizeof(node_t))
+    for i in range(n):
+        moves[i] = tmp[i].move
+        r[i] = t.root_prior[moves[i]]
+    if t.ladders:
+        _ladder_adjust(t.root, t.root.to_move, moves, n, r)
+    for i in range(n):
+        if r[i] > best:
+            best = r[i]
+        total += r[i]
+        sorted_[i].r = r[i]
+        sorted_[i].move = i          # the child's index in tmp (ties: the old order)
+    if best <= 0:
+        best = 1
+        total = n
+    qsort(sorted_, n, sizeof(rated_t), _by_rating)
+    for pass_ in range(2):
+        for i in range(n):
+            j = sorted_[i].move
+            if (tmp[j].visits > 0) != (pass_ == 0):
+                continue
+            t.pool[nd.first + k] = tmp[j]
+            t.pool[nd.first + k].rating = _rating(&t.prm, sorted_[i].r, best, total)
+            k += 1
+            if pass_ == 0:
+                nvisited += 1
+    if nd.nopen < nvisited:
+        nd.nopen = nvisited
+    free(tmp)
 
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
@@ -896,6 +947,7 @@ cdef class Search:
         self._lgrf_free()
         free(self.t.pool)
         free(self.t.root)
+        free(self.t.root_prior)
 
     cdef void _lgrf_free(self):
         free(self.t.lgrf1)
@@ -1111,6 +1163,30 @@ cdef class Search:
         with nogil:
             self.t.top = _copy_subtree(other.t.pool, node, self.t.pool, self.t.cap)
         return self.t.pool[0].visits
+
+    def set_root_prior(self, prior):
+        """Rate the root's children by `prior` (a sequence indexed by point, PASS = 0, e.g. a
+        net's policy; None: back to the tree's own prior) instead of the tree's prior: at the
+        root's expansion, or now when the root is already expanded (kept or grafted): then the
+        visited children are moved to the front, each group in the new order. Ladders are read
+        as for the tree's prior. Kept until changed; set_root with another position should
+        come with its own."""
+        cdef int p
+        if prior is None:
+            self.t.has_root_prior = 0
+            return
+        if self.t.root_prior == NULL:
+            self.t.root_prior = <float*>calloc(MAX_PTS + 1, sizeof(float))
+            if self.t.root_prior == NULL:
+                raise MemoryError()
+        if len(prior) > MAX_PTS + 1:
+            raise ValueError(f"root prior of {len(prior)} points, at most {MAX_PTS + 1}")
+        for p in range(MAX_PTS + 1):
+            self.t.root_prior[p] = float(prior[p]) if p < len(prior) else 0.0
+        self.t.has_root_prior = 1
+        if self.t.pool[0].state == NODE_EXPANDED:
+            with nogil:
+                _rerate_root(&self.t)
 
     def clear(self):
         _tree_clear(&self.t)

@@ -20,6 +20,8 @@ import importlib.util
 import io
 import logging
 import os
+import threading
+import time
 
 import numpy as np
 
@@ -284,7 +286,6 @@ def load(path=None, **kw):
 def bench_evals(path=None, size=19, batch=1, seconds=2.0, threads=0, seed=1):
     """Positions evaluated per second at a batch size, single symmetry, on the chosen provider.
     Returns (evals_per_s, provider)."""
-    import time
     net = Net(path or DEFAULT_MODEL, threads=threads, seed=seed)
     rng = np.random.default_rng(seed)
     x = (rng.random((batch, P.PLANES, size, size)) < 0.3).astype(np.float32)
@@ -342,7 +343,6 @@ def evaluate_game(net, game, batch=64):
 def predict_command(args):
     """Body of `gammago predict --model FILE` (same summary and JSON as the gamma predict)."""
     import sys
-    import time
     from tqdm import tqdm
     from gammago import predict, sgf
     t0 = time.perf_counter()
@@ -551,8 +551,6 @@ class RootSearch:
             self.kids.append(k)
 
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
-        import threading
-        import time
         if self.board is None:
             raise ValueError("set_root() first")
         self.threads = max(1, threads)
@@ -595,7 +593,6 @@ class RootSearch:
         """Worker i's root loop: pick a child by PUCT, run a batch of playouts on worker i of
         its tree (nogil), book the result. Every thread runs this loop; two threads may run
         the same child's tree at once (its own virtual loss keeps them apart)."""
-        import time
         if i >= self.threads:
             return
         while True:
@@ -623,8 +620,6 @@ class RootSearch:
         self._stop = True
 
     def run(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
-        import threading
-        import time
         t0 = time.perf_counter()
         self.prepare(threads, max_playouts, seconds, no_pass, seed)
         workers = [threading.Thread(target=self.work, args=(i,)) for i in range(1, self.threads)]

@@ -565,7 +565,6 @@ class RootSearch:
             k["search"].prepare(self.threads, 0, 0, False, self.seed * 7919 + j)
             k["pending"] = 0
         self._done = 0
-        self._pending = 0
         self._lock = threading.Lock()
 
     def _rollout_rate(self, k):
@@ -599,20 +598,21 @@ class RootSearch:
             with self._lock:
                 if self._stop:
                     break
-                left = self.max_playouts - self._done - self._pending if self.max_playouts else self.batch
+                if self.max_playouts:
+                    left = self.max_playouts - self._done - sum(o["pending"] for o in self.kids)
+                else:
+                    left = self.batch
                 if left <= 0 or (self.deadline and time.perf_counter() >= self.deadline):
                     break
                 k = self._select()
                 n = min(self.batch, left)
                 k["pending"] += n
-                self._pending += n
                 s = k["search"]
                 if self.max_nodes:
                     s.limit_nodes(self.max_nodes - self.nodes + s.nodes)   # what the others leave
             got = s.work_batch(i, n)
             with self._lock:
                 k["pending"] -= n
-                self._pending -= n
                 k["visits"] += got
                 self._done += got
                 if got:

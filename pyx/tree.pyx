@@ -358,6 +358,35 @@ cdef inline float _rating(const params_t* prm, double r, double best, double tot
         return <float>(x if x > 0 else 0)
     return <float>(r / best)
 
+cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* moves,
+                       const int16_t* keys, int n, rated_t* out, float* best,
+                       double* total) noexcept nogil:
+    """Prior ratings of moves by the side to move on b: the prior given for the root
+    (set_root_prior) when root and one is set, else the tree's prior; ladders read when on.
+    out: (rating, keys[i]) sorted best first (ties by key); best, total: the best rating and
+    their sum (1 and n when all are 0), as _rating takes them."""
+    cdef float r[MAX_PTS + 1]
+    cdef int i, c = b.to_move
+    if root and t.has_root_prior:
+        for i in range(n):
+            r[i] = t.root_prior[moves[i]]
+    else:
+        t.prior.rate(t.prior.ctx, b, c, moves, n, r)
+    if t.ladders:
+        _ladder_adjust(b, c, moves, n, r)
+    best[0] = 0
+    total[0] = 0
+    for i in range(n):
+        if r[i] > best[0]:
+            best[0] = r[i]
+        total[0] += r[i]
+        out[i].r = r[i]
+        out[i].move = keys[i]
+    if best[0] <= 0:
+        best[0] = 1
+        total[0] = n
+    qsort(out, n, sizeof(rated_t), _by_rating)
+
 cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     """Give node idx (whose position is b) its children: every legal move (positional superko)
     that does not fill an own eye, plus PASS, sorted by prior rating. 1 on success."""
@@ -366,10 +395,9 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     cdef int i, p, n = 0
     cdef int32_t first
     cdef int16_t moves[MAX_PTS + 1]
-    cdef float r[MAX_PTS + 1]
     cdef rated_t sorted_[MAX_PTS + 1]
-    cdef float best = 0
-    cdef double total = 0
+    cdef float best
+    cdef double total
     if not gg_cas8(&nd.state, NODE_LEAF, NODE_EXPANDING):
         return 0
     for i in range(b.nempty):
@@ -386,23 +414,7 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     if first < 0:
         gg_store8(&nd.state, NODE_NOROOM)
         return 0
-    if idx == 0 and t.has_root_prior:
-        for i in range(n):
-            r[i] = t.root_prior[moves[i]]
-    else:
-        t.prior.rate(t.prior.ctx, b, c, moves, n, r)
-    if t.ladders:
-        _ladder_adjust(b, c, moves, n, r)
-    for i in range(n):
-        if r[i] > best:
-            best = r[i]
-        total += r[i]
-        sorted_[i].r = r[i]
-        sorted_[i].move = moves[i]
-    if best <= 0:
-        best = 1
-        total = n
-    qsort(sorted_, n, sizeof(rated_t), _by_rating)
+    _rate_sorted(t, b, idx == 0, moves, moves, n, sorted_, &best, &total)
     for i in range(n):
         _node_init(&t.pool[first + i], sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
     nd.first = first
@@ -421,11 +433,11 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     cdef node_t* nd = &t.pool[0]
     cdef int n = nd.nchildren, i, j, k = 0, pass_, nvisited = 0
     cdef int16_t moves[MAX_PTS + 1]
-    cdef float r[MAX_PTS + 1]
+    cdef int16_t index[MAX_PTS + 1]
     cdef rated_t sorted_[MAX_PTS + 1]
     cdef node_t* tmp
-    cdef float best = 0
-    cdef double total = 0
+    cdef float best
+    cdef double total
     if nd.state != NODE_EXPANDED or n == 0:
         return
     tmp = <node_t*>malloc(n * sizeof(node_t))
@@ -434,19 +446,8 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     memcpy(tmp, &t.pool[nd.first], n * sizeof(node_t))
     for i in range(n):
         moves[i] = tmp[i].move
-        r[i] = t.root_prior[moves[i]]
-    if t.ladders:
-        _ladder_adjust(t.root, t.root.to_move, moves, n, r)
-    for i in range(n):
-        if r[i] > best:
-            best = r[i]
-        total += r[i]
-        sorted_[i].r = r[i]
-        sorted_[i].move = i          # the child's index in tmp (ties: the old order)
-    if best <= 0:
-        best = 1
-        total = n
-    qsort(sorted_, n, sizeof(rated_t), _by_rating)
+        index[i] = i                 # sorted by the child's index in tmp (ties: the old order)
+    _rate_sorted(t, t.root, 1, moves, index, n, sorted_, &best, &total)
     for pass_ in range(2):
         for i in range(n):
             j = sorted_[i].move

@@ -131,7 +131,8 @@ class EngineConfig:
                                    # loads, else rollouts) | rollouts | net-root | net-policy |
                                    # gamma-policy
     model: str = ""                # ONNX model ("" = the shipped one)
-    net_lambda: float = 0.5        # net-root: weight of the net value against rollouts
+    net_lambda: float = 0.0        # net-root: weight of the net value against rollouts (0 beat
+                                   # 0.5 by +111 Elo in 19x19 self-play; net.ROOT_LAMBDA)
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
     net_children: int = 20         # net-root: root moves searched (the net's best)
     net_cpuct: float = 1.5         # net-root: PUCT exploration weight of the net priors at the root
@@ -240,7 +241,8 @@ class EngineConfig:
                             "model loads, rollouts otherwise")
         n.add_argument("--model", default=d.model, help="ONNX net (default: the shipped model)")
         n.add_argument("--net-lambda", type=float, default=d.net_lambda,
-                       help="net-root: root child value = (1-L) rollouts + L net")
+                       help="net-root: root child value = (1-L) rollouts + L net (default 0: the "
+                            "rollouts alone; the net's value stands in until a child has rollouts)")
         n.add_argument("--net-symmetry", choices=("random", "average"), default=d.net_symmetry,
                        help="one random symmetry per net evaluation, or the average of all 8")
         n.add_argument("--net-children", type=int, default=d.net_children,

@@ -366,6 +366,15 @@ def test_root_search_mixes_net_value_and_rollouts():
     r = mixed._rollout_rate(k)
     assert r is not None and abs(mixed.q(k) - (0.5 * r + 0.5 * k["net"])) < 1e-12
     assert mixed.playouts >= 200 and mixed.ownership().shape == (9, 9)
+    default = N.RootSearch(net, lambda: tree.Search(5000, seed=1), children=4)
+    assert default.lam == N.ROOT_LAMBDA == 0.0                  # the default: rollouts alone
+    default.set_root(b)
+    default.run(1, 200)
+    for k in default.kids:
+        r = default._rollout_rate(k)
+        # the net's value only stands in for a child no rollout has reached yet
+        assert default.q(k) == (k["net"] if r is None else r)
+    assert any(default._rollout_rate(k) is not None for k in default.kids)
 
 
 @needs_model

@@ -62,14 +62,17 @@ ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 pla
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
 ROLLOUT_LIGHT_AFTER = 5      # gamma rollouts follow the light tail's rules after this many
-                             # moves (--rollout-light-after) below ROLLOUT_LIGHT_MAX_SIZE; vs GNU
+                             # moves (--rollout-light-after) below ROLLOUT_LIGHT_LARGE_SIZE; vs GNU
                              # Go at 1 s (BENCHMARKS "Rollouts: quality"), with the tail's
                              # shapes: N = 5 91.4% (280 games), N = 10 90.0% (300), +29 Elo, not
                              # significant, for ~10% fewer instructions in the search (callgrind,
                              # without the shapes); without the shapes N = 10 86.5%, N = 20
                              # 85.0%, N = 5 84.0%, gammas to the end 76.5%
-ROLLOUT_LIGHT_MAX_SIZE = 13  # ... and gammas to the end from this size up (19x19 evaluation
-                             # accuracy: no gain; play not measured)
+ROLLOUT_LIGHT_LARGE_SIZE = 13  # ... and from this size up:
+ROLLOUT_LIGHT_AFTER_LARGE = 10  # 19x19 self-play at 0.5 s a move (net-root, --net-lambda 0),
+                             # N = 10 against the gammas to the end: 32-1, +602 Elo (2.5x the playouts
+                             # and a better evaluation); 13x13 at 0.5 s: 55.0% (60 games, +35,
+                             # not significant) (BENCHMARKS "Net-root: the rollouts' light tail")
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; BENCHMARKS "Rollouts: quality")
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
@@ -182,8 +185,8 @@ class EngineConfig:
                             "own string it put in atari, else a Mogo shape next to the last move "
                             "(--rollout-tail-shapes), else a random move that is no self-atari "
                             "of a string (0: gammas to the end; default by board "
-                            f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_MAX_SIZE}x"
-                            f"{ROLLOUT_LIGHT_MAX_SIZE}, 0 from there up)")
+                            f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_LARGE_SIZE}x"
+                            f"{ROLLOUT_LIGHT_LARGE_SIZE}, {ROLLOUT_LIGHT_AFTER_LARGE} from there up)")
         g.add_argument("--rollout-tail-shapes", choices=("on", "off"),
                        default="on" if d.rollout_tail_shapes else "off",
                        help="the light tail (--rollout-light-after) answers the last move with one "
@@ -338,7 +341,7 @@ def rollout_scale_for(size):
 
 def rollout_light_after_for(size):
     """--rollout-light-after unset: the gamma moves of a rollout for a board size."""
-    return ROLLOUT_LIGHT_AFTER if size < ROLLOUT_LIGHT_MAX_SIZE else 0
+    return ROLLOUT_LIGHT_AFTER if size < ROLLOUT_LIGHT_LARGE_SIZE else ROLLOUT_LIGHT_AFTER_LARGE
 
 
 def crit_for(size):

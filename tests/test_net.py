@@ -454,6 +454,20 @@ def test_engine_flag_net_reply_priors_reaches_the_root_search():
 
 
 @needs_model
+def test_engine_defaults_on_19x19_reach_the_child_trees():
+    """--mode auto on 19x19: net-root with the rollouts' value alone (--net-lambda 0) and the
+    light tail after ROLLOUT_LIGHT_AFTER_LARGE gamma moves in every root child's tree."""
+    from gammago.engine import Engine, EngineConfig, ROLLOUT_LIGHT_AFTER_LARGE
+    e = Engine(EngineConfig(playouts=200, seed=3))
+    e.new_game(19, 7.5)
+    rs = e.search
+    assert isinstance(rs, N.RootSearch) and rs.lam == 0.0
+    assert e.genmove("b") not in ("pass", "resign")
+    assert ROLLOUT_LIGHT_AFTER_LARGE > 0
+    assert rs.kids and all(k["search"].light_after == ROLLOUT_LIGHT_AFTER_LARGE for k in rs.kids)
+
+
+@needs_model
 def test_root_search_on_two_threads_runs_exactly_its_playouts():
     """Both threads run the root loop, each on its own worker of whichever child tree PUCT
     picks: the playout cap is met exactly and every playout is booked to one child."""

@@ -154,9 +154,10 @@ def test_engine_rollout_gammas_default_and_option():
 
 def test_engine_rollout_light_after_default_and_option():
     from gammago.engine import (Engine, EngineConfig, ROLLOUT_LIGHT_AFTER,
-                                rollout_light_after_for)
+                                ROLLOUT_LIGHT_AFTER_LARGE, rollout_light_after_for)
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
-    assert rollout_light_after_for(13) == 0 == rollout_light_after_for(19)
+    assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
+    assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
     assert EngineConfig().rollout_light_after is None      # by board size unless given
     with pytest.raises(ValueError, match="--rollout-light-after"):
         EngineConfig(rollout_light_after=-1).validate()
@@ -164,7 +165,7 @@ def test_engine_rollout_light_after_default_and_option():
     e.new_game(9, 7.0)
     assert e.search.light_after == ROLLOUT_LIGHT_AFTER
     e.new_game(19, 7.5)
-    assert e.search.light_after == 0
+    assert e.search.light_after == ROLLOUT_LIGHT_AFTER_LARGE
     p = argparse.ArgumentParser()
     EngineConfig.add_arguments(p)
     cfg = EngineConfig.from_args(p.parse_args(["--rollout-light-after", "5", "--playouts", "64",

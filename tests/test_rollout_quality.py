@@ -222,7 +222,7 @@ def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():
     out = bench.gamma_figures(1, True, 1)
     for size in (9, 19):
         assert out[f"gamma_playouts_per_s_{size}"] > 0 and out[f"gamma_vs_light_{size}"] > 0
-    # 9x9 rollouts go light after ROLLOUT_LIGHT_AFTER moves: timed beside them (how much faster
-    # is for docs/BENCHMARKS.md, not for a timed test)
-    assert out["rollout_playouts_per_s_9"] > 0 and out["rollout_vs_gamma_9"] > 0
-    assert "rollout_playouts_per_s_19" not in out
+    # the engine's rollouts go light after a few gamma moves on every size (rollout_light_after_for):
+    # timed beside them (how much faster is for docs/BENCHMARKS.md, not for a timed test)
+    for size in (9, 19):
+        assert out[f"rollout_playouts_per_s_{size}"] > 0 and out[f"rollout_vs_gamma_{size}"] > 0

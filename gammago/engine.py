@@ -20,6 +20,7 @@ import numpy as np
 
 from gammago.board import Board, parse_color, format_vertex
 from gammago import tree as _tree
+from gammago import net as _net
 
 log = logging.getLogger("gammago")
 
@@ -134,11 +135,12 @@ class EngineConfig:
                                    # loads, else rollouts) | rollouts | net-root | net-policy |
                                    # gamma-policy
     model: str = ""                # ONNX model ("" = the shipped one)
-    net_lambda: float = 0.0        # net-root: weight of the net value against rollouts (0 beat
-                                   # 0.5 by +111 Elo in 19x19 self-play; net.ROOT_LAMBDA)
+    net_lambda: float = _net.ROOT_LAMBDA  # net-root: weight of the net value against rollouts
+                                   # (0 beat 0.5 by +111 Elo in 19x19 self-play)
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
-    net_children: int = 20         # net-root: root moves searched (the net's best)
-    net_cpuct: float = 1.5         # net-root: PUCT exploration weight of the net priors at the root
+    net_children: int = _net.ROOT_CHILDREN  # net-root: root moves searched (the net's best)
+    net_cpuct: float = _net.ROOT_CPUCT  # net-root: PUCT exploration weight of the net priors
+                                   # at the root
     net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
                                    # the replies to each root move (the root children's children)
     policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
@@ -466,7 +468,6 @@ class Engine:
         """Load the net (NetError, a ValueError, names the file and the problem); in net-root
         mode the search becomes gammago.net.RootSearch: PUCT on net priors at the root, one UCT
         tree per root child below it (--mode auto keeps it for the boards that use it)."""
-        from gammago import net as _net
         cfg = self.config
         self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
                              threads=cfg.threads)
@@ -483,7 +484,6 @@ class Engine:
 
     def _policy_move(self, c, emit=None):
         """--mode net-policy / gamma-policy: the policy's favourite legal move, no search."""
-        from gammago import net as _net
         b = self.board.copy()
         b.to_move = c
         t = self.config.policy_temperature

@@ -37,6 +37,12 @@ DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its p
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
 STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
+# The tree's node pool (32 bytes a node, malloc'd untouched: memory is taken only as the tree
+# grows). 1 M nodes filled halfway through a 5 s move on 2 threads on 9x9 (~240k playouts, ~9
+# nodes each, plus the subtree kept from the last move: 2-3.3 M); 16 M leaves room for 10 s a
+# move there and for long analysis. BENCHMARKS "The tree's node pool".
+MAX_NODES = 16_000_000
+MAX_NODES_LIMIT = 1_000_000_000   # node indices are int32
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
 RAVE = False                 # RAVE/AMAF in the tree by default (--rave; BENCHMARKS "Search")
@@ -89,7 +95,7 @@ class EngineConfig:
     seed: int = 1                  # seed of the playout generators
     threads: int = 1
     move_time: float = 1.0         # seconds per move when no time settings are given
-    max_nodes: int = 1_000_000     # node pool cap of the tree (32 bytes a node)
+    max_nodes: int = MAX_NODES     # node pool cap of the tree (32 bytes a node)
     margin: float = 1.0            # seconds kept in reserve on every clock
     resign: float = 0.10           # resign below this win rate (0 never)
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
@@ -161,7 +167,8 @@ class EngineConfig:
         g.add_argument("--move-time", type=float, default=d.move_time,
                        help="seconds per move when the controller gives no time settings")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes,
-                       help="tree node pool cap (32 bytes a node); when full the tree "
+                       help="tree node pool cap (32 bytes a node; the default, 16 M nodes, "
+                            "is 512 MB, taken only as the tree grows); when full the tree "
                             "stops growing")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")
@@ -282,7 +289,8 @@ class EngineConfig:
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
-            (self.max_nodes >= 1000, f"--max-nodes must be >= 1000, not {self.max_nodes}"),
+            (1000 <= self.max_nodes <= MAX_NODES_LIMIT,
+             f"--max-nodes must be in [1000, {MAX_NODES_LIMIT}], not {self.max_nodes}"),
             (0 <= self.resign < 1, f"--resign must be in [0, 1), not {self.resign}"),
             (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
             (self.rollout in ("auto", "light", "gamma"), f"--rollout must be auto, light or gamma, not {self.rollout!r}"),

@@ -1,5 +1,6 @@
 """The engine (gammago/engine.py): interface, clock, tactics, passing, resigning, real games."""
 import argparse
+import os
 import subprocess
 import threading
 import time
@@ -7,7 +8,7 @@ import time
 import pytest
 
 from gammago.board import Board
-from gammago.engine import Clock, Engine, EngineConfig
+from gammago.engine import MAX_NODES, MAX_NODES_LIMIT, Clock, Engine, EngineConfig
 
 
 def engine(**kw):
@@ -51,6 +52,26 @@ def test_expand_visits_follow_the_board_size_unless_given():
     assert fixed.search.params["expand_visits"] == 5
     with pytest.raises(ValueError, match="--expand-visits"):
         EngineConfig(expand_visits=-1).validate()
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_default_pool_is_large_but_taken_only_as_the_tree_grows():
+    # 1 M nodes filled within a 5 s move on 2 threads on 9x9 (BENCHMARKS "The tree's node pool")
+    assert EngineConfig().max_nodes == MAX_NODES >= 8_000_000
+    before = _rss_mb()
+    e = engine(mode="rollouts", playouts=2000)
+    assert e.search.capacity == MAX_NODES
+    e.genmove("b")
+    e.genmove("w")                  # and the subtree kept for the next move (a fresh pool)
+    assert 0 < e.search.nodes < 100_000
+    assert _rss_mb() - before < 0.25 * MAX_NODES * 32 / 2**20     # far from the 512 MB
+    with pytest.raises(ValueError, match="--max-nodes"):
+        EngineConfig(max_nodes=MAX_NODES_LIMIT + 1).validate()
 
 
 # --- the clock -------------------------------------------------------------------------------

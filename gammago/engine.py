@@ -167,8 +167,8 @@ class EngineConfig:
         g.add_argument("--move-time", type=float, default=d.move_time,
                        help="seconds per move when the controller gives no time settings")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes,
-                       help="tree node pool cap (32 bytes a node; the default, 16 M nodes, "
-                            "is 512 MB, taken only as the tree grows); when full the tree "
+                       help="tree node pool cap (32 bytes a node, taken only as the tree "
+                            "grows; default 16 M); when full the tree "
                             "stops growing")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")

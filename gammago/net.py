@@ -612,10 +612,13 @@ class RootSearch:
                     break
                 k = self._select()
                 n = min(self.batch, left)
-                k["pending"] += n
                 s = k["search"]
-                if self.max_nodes:
-                    s.limit_nodes(self.max_nodes - self.nodes + s.nodes)   # what the others leave
+                if self.max_nodes and not k["pending"]:
+                    # what the others leave; only while no other thread runs this tree
+                    # (tree.Search.limit_nodes is for between runs): a tree that is busy keeps
+                    # the cap it was given when its running batch started
+                    s.limit_nodes(self.max_nodes - self.nodes + s.nodes)
+                k["pending"] += n
             got = s.work_batch(i, n)
             with self._lock:
                 k["pending"] -= n

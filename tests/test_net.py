@@ -604,3 +604,45 @@ def test_bench_compares_net_root_with_rollouts():
     assert set(out) == {f"net_root_{k}_19_{t}t" for k in ("playouts_per_s", "vs_rollouts")
                         for t in (1, 2)}
     assert all(v > 0 for v in out.values())
+
+
+class _WatchedSearch:
+    """A tree.Search that records a limit_nodes call made while a batch runs on it (the tree's
+    rule: limit_nodes between runs only); work_batch holds each batch open a little so that two
+    threads overlap on it."""
+
+    def __init__(self, inner, log):
+        self._inner, self._log, self._running = inner, log, 0
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def work_batch(self, i, n):
+        import time
+        self._running += 1
+        try:
+            got = self._inner.work_batch(i, n)
+            time.sleep(0.002)
+            return got
+        finally:
+            self._running -= 1
+
+    def limit_nodes(self, n):
+        if self._running:
+            self._log.append(("limit_nodes during a batch", n))
+        return self._inner.limit_nodes(n)
+
+
+@needs_model
+def test_root_search_limits_a_child_tree_only_between_its_runs():
+    """Two threads on one root child (children=1): neither may change the node cap of the tree
+    while the other runs a batch on it."""
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    bad = []
+    rs = N.RootSearch(net, lambda: _WatchedSearch(tree.Search(50000, seed=1), bad), children=1,
+                      max_nodes=50000)
+    rs.set_root(position(9))
+    rs.run(2, 1200)
+    assert rs.playouts == 1200
+    assert bad == []

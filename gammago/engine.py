@@ -102,7 +102,7 @@ class EngineConfig:
                                      # stones are removed (else only when winning by Tromp-Taylor)
     reuse: bool = True             # keep the subtree of the moves played since the last search
     early_stop: bool = True        # stop once the best move cannot be overtaken (when the
-                                   # time saved can be used later: Clock.banks_time)
+                                   # time saved can be used later: Clock.bankable)
     rollout: str = "auto"          # rollout policy: light (uniform) | gamma (pyx/rollout, the
                                    # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
@@ -398,15 +398,29 @@ class Clock:
             else:
                 self.periods_left = stones
 
-    def banks_time(self):
-        """Whether time not used on this move can be used later. In Japanese byo-yomi, and in a
-        Canadian period with one stone left, it is lost: the search then runs its whole budget
-        (no early stop) and leaves the extra visits in the tree for the next move."""
-        if self.in_byo and self.kind == "byoyomi":
-            return False
-        if self.in_byo and self.kind == "canadian":
-            return self.stones_left > 1
-        return True
+    def bankable(self, budget):
+        """How much of this move's budget (seconds) is time that, if not used now, can be used
+        on a later move: early stop may end the search only within it (Engine._run_search).
+          none      (--move-time, or no time limit): 0, every move gets the same time anyway
+          absolute  all of it: what is saved stays on the clock
+          canadian  in a period: all of it while other stones of the period are to come (they
+                    share its time), 0 for its last stone (the period restarts full); in main
+                    time: all of it, but for the part past the main time left when the budget
+                    spills into a one-stone period
+          byoyomi   (Japanese, KGS `byoyomi`): 0 in the periods (each restarts full after a
+                    move); in main time only the main time left (the budget past it is paid by
+                    a period, which restarts full)"""
+        if self.kind == "none":
+            return 0.0
+        if self.kind == "absolute":
+            return budget
+        if self.in_byo:
+            if self.kind == "canadian" and self.stones_left > 1:
+                return budget
+            return 0.0
+        if self.kind == "canadian" and self.stones > 1:
+            return budget
+        return min(budget, max(0.0, self.main_left))
 
     def budget(self, empty_points, margin, default):
         """Seconds to think on this move (the reserve already taken off)."""
@@ -536,8 +550,11 @@ class Engine:
         if self.config.mode == "auto":
             self._auto_search(board.size)
         self.board = board
-        if hasattr(self.search, "configure"):
-            self.search.configure(**self.config.tree_params(self.board.size))
+        # the rollouts-only tree is kept ready for the size even when the net-root search plays:
+        # final_status_list and final_score run on it (_status_owner)
+        for s in self._searches():
+            if hasattr(s, "configure"):
+                s.configure(**self.config.tree_params(self.board.size))
         self._set_prior(int(size))
         self._forget()
 
@@ -558,15 +575,20 @@ class Engine:
                 if not _PRIOR_WARNED:
                     log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
                     _PRIOR_WARNED = True
-        self.search.use_gammas(table if cfg.prior != "cheap" else None)
         rollout_table = None
         if table is not None and cfg.rollout != "light":
             rollout_table = rollout_gammas(table, size, cfg.rollout_power, cfg.rollout_scale)
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)
-        self.search.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
-                                       cfg.rollout_tail_shapes)
+        for s in self._searches():
+            s.use_gammas(table if cfg.prior != "cheap" else None)
+            s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
+                                 cfg.rollout_tail_shapes)
+
+    def _searches(self):
+        """The search that plays, and the rollouts-only tree when that is another one."""
+        return [self.search] + ([self._tree_search] if self._tree_search is not self.search else [])
 
     def _forget(self):
         self._tree_moves = None
@@ -670,7 +692,7 @@ class Engine:
         empty = int((self.board.to_array() == 0).sum())
         budget = clock.budget(empty, self.config.margin, self.config.move_time)
         self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
-                         early_stop=self.config.early_stop and clock.banks_time())
+                         early_stop_s=self.early_stop_window(clock, budget))
         infos = self._infos(c)
         move = self._override(c, infos, cleanup, allow_resign)
         if emit is not None:
@@ -705,9 +727,19 @@ class Engine:
         self._tree_moves = moves
         return b
 
-    def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None, early_stop=False):
+    def early_stop_window(self, clock, budget):
+        """Seconds from the start of a search of `budget` seconds during which it may stop early
+        (once the best move can no longer be overtaken): the part of the budget whose saving the
+        clock keeps for later moves (Clock.bankable); 0 with --no-early-stop or --playouts."""
+        if not self.config.early_stop or self.config.playouts:
+            return 0.0
+        return clock.bankable(budget)
+
+    def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None,
+                    early_stop_s=0.0):
         """Search from the current position for c. budget: seconds (None: until stop is set);
-        early_stop: stop once the best move can no longer be overtaken in the budget."""
+        early_stop_s: within this many seconds of the start, stop once the best move can no
+        longer be overtaken in the budget (early_stop_window)."""
         cfg = self.config
         self._root(c)
         fixed = cfg.playouts if budget is not None else 0
@@ -734,7 +766,8 @@ class Engine:
                     log.warning("tree pool full (%d nodes, --max-nodes): the tree stops growing",
                                 self.search.capacity)
                     warned = True
-                if seconds and early_stop and self._settled_early(now - t0, seconds):
+                if (seconds and now - t0 < early_stop_s
+                        and self._settled_early(now - t0, seconds)):
                     self.search.stop()
         finally:
             self.search.stop()
@@ -830,25 +863,27 @@ class Engine:
 
     # --- life and death, scoring ---
     def _status_owner(self):
-        """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position."""
+        """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position,
+        always on the rollouts-only tree (tree.Search), also when the net-root search plays."""
         b = self.board
         n = STATUS_PLAYOUTS.get(b.size, 2000)
-        self.search.set_root(b, None)
-        self._tree_moves = None
+        search = self._tree_search
+        search.set_root(b, None)
+        if search is self.search:
+            self._tree_moves = None
         # Nobody may pass before the rollout: after an opponent pass, passing can win as the
         # board stands, and a playout ended by two passes leaves dead stones on the board. So
         # the root may not pass, and no node below it is expanded (flat Monte-Carlo on the
         # root's moves; rollouts play on until no move is left).
-        kept = dict(self.search.params) if hasattr(self.search, "configure") else None
-        if kept is not None:
-            self.search.configure(expand_visits=1 << 30)
+        kept = dict(search.params)
+        search.configure(expand_visits=1 << 30)
         try:
-            self.search.run(self.config.threads, n, 0, True, self.config.seed)
+            search.run(self.config.threads, n, 0, True, self.config.seed)
         finally:
-            if kept is not None:
-                self.search.configure(**kept)
-            self.search.clear()
-        return self.search.ownership()
+            search.configure(**kept)
+        owner = search.ownership()
+        search.clear()
+        return owner
 
     def _dead_strings(self, owner=None):
         """(dead vertices, seki vertices) from ownership +1 Black .. -1 White."""

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from gammago.board import Board
+from gammago import net as _net
 from gammago.engine import MAX_NODES, MAX_NODES_LIMIT, Clock, Engine, EngineConfig
 
 
@@ -94,37 +95,72 @@ def test_clock_budgets():
     assert c.budget(81, 1.0, 9) > 3
 
 
-def test_clock_says_when_saved_time_is_lost():
+def test_clock_says_how_much_saved_time_can_be_spent_later():
+    """Clock.bankable: the part of a move's budget that, saved now, is still on the clock for a
+    later move (early stop may end a search only within it), for every kind of clock."""
     c = Clock()
-    assert c.banks_time()                                 # no clock: saving time saves time
+    assert c.bankable(1.0) == 0.0                         # --move-time: every move gets 1 s anyway
     c.set("absolute", 60)
-    assert c.banks_time()
+    assert c.bankable(4.0) == 4.0                         # sudden death: all of it
     c.set("canadian", 0, 10, 3)                           # 3 stones in 10 s: saved time helps
-    assert c.banks_time()
+    assert c.bankable(3.0) == 3.0
     for _ in range(2):
         c.spend(1.0)
-    assert c.stones_left == 1 and not c.banks_time()      # the period's last stone
+    assert c.stones_left == 1 and c.bankable(7.0) == 0.0  # the period's last stone
     c.spend(1.0)
-    assert c.stones_left == 3 and c.banks_time()          # a new period
+    assert c.stones_left == 3 and c.bankable(3.0) == 3.0  # a new period
     c.set("canadian", 0, 1, 1)                            # time_settings 0 1 1
-    assert not c.banks_time()
+    assert c.bankable(0.85) == 0.0
+    c.set("canadian", 2, 5, 1)                            # main time, then one stone in 5 s
+    assert c.bankable(4.0) == 2.0                         # the rest of the move is the period's
+    c.set("canadian", 2, 30, 10)                          # ... then 10 stones in 30 s: all of it
+    assert c.bankable(4.0) == 4.0
     c.set("byoyomi", 60, 5, 1, 3)                         # Japanese: main time first
-    assert c.banks_time()
+    assert c.bankable(4.0) == 4.0
+    c.time_left(3.0, 0)                                   # 3 s of main time left
+    assert c.bankable(4.25) == 3.0                        # the last 1.25 s come from a period
     c.time_left(5, 3)                                     # in the periods now
-    assert not c.banks_time()
+    assert c.bankable(4.25) == 0.0
+    c.set("byoyomi", 0, 5, 1, 3)                          # periods from the start
+    assert c.bankable(4.25) == 0.0
+
+
+@pytest.mark.parametrize("settings, window", [
+    (None, 0.0),                                  # --move-time 1: no early stop
+    (("time_settings", 0, 1, 0), 0.0),            # GTP "no time limit": --move-time as well
+    (("time_settings", 600, 0, 0), "budget"),     # absolute
+    (("time_settings", 0, 10, 5), "budget"),      # Canadian period, 5 stones to come
+    (("time_settings", 0, 2, 1), 0.0),            # Canadian period of one stone
+    (("kgs_time_settings", "byoyomi", 0, 5, 3), 0.0),      # Japanese periods
+    (("kgs_time_settings", "byoyomi", 600, 5, 3), "budget"),  # ... in main time
+    (("kgs_time_settings", "canadian", 600, 30, 10), "budget"),
+    (("kgs_time_settings", "none"), 0.0),
+])
+def test_early_stop_window_per_clock(settings, window):
+    e = engine(playouts=0)
+    if settings:
+        getattr(e, settings[0])(*settings[1:])
+    clock = e.clocks[1]
+    budget = clock.budget(81, e.config.margin, e.config.move_time)
+    want = budget if window == "budget" else window
+    assert e.early_stop_window(clock, budget) == pytest.approx(want)
+    e.config.early_stop = False                   # --no-early-stop
+    assert e.early_stop_window(clock, budget) == 0.0
 
 
 def test_early_stop_only_where_saved_time_counts(monkeypatch):
-    e = engine(playouts=0)
+    e = engine(playouts=0, move_time=0.3)
     checks = []
     real = Engine._settled_early
     monkeypatch.setattr(Engine, "_settled_early",
                         lambda self, *a: checks.append(a) or real(self, *a))
+    e.genmove("b")                       # --move-time: the time saved would be lost
+    assert checks == []
     e.time_settings(0, 1, 1)             # one stone per 1 s period: the whole budget is used
-    e.genmove("b")
+    e.genmove("w")
     assert checks == []
     e.time_settings(8, 0, 0)             # absolute time: stop once the best move is sure
-    e.genmove("w")
+    e.genmove("b")
     assert checks
 
 
@@ -355,6 +391,23 @@ def test_final_status_alive_and_score_of_a_settled_board():
     assert e.final_score() == "W+9.5"                # 36 + 9 vs 36 + 9 + ... by area
     with pytest.raises(ValueError):
         e.final_status_list("zombie")
+
+
+@pytest.mark.skipif(not os.path.exists(_net.DEFAULT_MODEL), reason="shipped model missing")
+@pytest.mark.parametrize("mode", ["rollouts", "net-root"])
+def test_final_status_runs_flat_monte_carlo_in_every_mode(mode):
+    """final_status_list / final_score judge life and death by flat Monte-Carlo on the
+    rollouts-only tree, also when the net-root search (the default from 13x13 up) plays."""
+    e = engine(mode=mode)
+    e.set_komi(0.5)
+    black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
+    e.setup_stones(black, ["G7", "B8"])             # two dead white stones in Black's area
+    e.board.to_move = "w"
+    e.play("w", "pass")
+    assert e.mode == mode
+    assert sorted(e.final_status_list("dead")) == ["B8", "G7"]
+    assert e.final_status_list("seki") == []
+    assert e.final_score() == "B+80.5"
 
 
 # --- whole games -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ COMMANDS = [
     ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
     ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
     ("predict", "gammago.predict", "move-prediction accuracy of gammas on SGF records"),
+    ("regress", "gammago.regress", "run GNU Go / Fuego regression suites (.tst) against a GTP engine"),
 ]
 
 

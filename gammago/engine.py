@@ -4,7 +4,8 @@ A move is decided in four short steps, each a method below:
   1. budget   - how long to think (Clock.budget) or how many playouts (--playouts)
   2. search   - UCT on the tree of pyx/tree.pyx, reusing the subtree of the moves since the
                 last search, threads working nogil while this thread watches the clock and
-                stops early once the best move can no longer be overtaken
+                stops early once the best move can no longer be overtaken (where the clock
+                keeps the time saved: Clock.bankable)
   3. choose   - the most visited root move
   4. override - resign when hopeless (never before move N*N/4), pass when the game is settled
 Every tunable is a named constant below or an EngineConfig field with a command-line flag.
@@ -51,6 +52,7 @@ LGRF = False                 # Last-Good-Reply-with-Forgetting in the rollouts (
 CRIT = 2.0                   # criticality weight in the widening order below CRIT_MAX_SIZE
                              # (--crit; 9x9 self-play at 2,000 playouts: 2 vs 0 +96 Elo, 4 vs 2
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
+CRIT_PROBE = 1e-6            # criticality weight that gathers it without changing the order
 CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
                              # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
 ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts below ROLLOUT_SCALE_MAX_SIZE:
@@ -165,7 +167,8 @@ class EngineConfig:
         g.add_argument("--seed", type=int, default=d.seed, help="seed of the playout generators")
         g.add_argument("--threads", type=int, default=d.threads, help="search threads")
         g.add_argument("--move-time", type=float, default=d.move_time,
-                       help="seconds per move when the controller gives no time settings")
+                       help="seconds per move when the controller gives no time settings "
+                            "(always thought in full: time saved would be lost)")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes,
                        help="tree node pool cap (32 bytes a node, taken only as the tree "
                             "grows; default 16 M); when full the tree "
@@ -179,7 +182,10 @@ class EngineConfig:
                             "(default: only when winning by Tromp-Taylor as the board stands)")
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
         g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
-                       help="always think for the whole budget")
+                       help="always think for the whole budget (by default a search stops "
+                            "once the best move cannot be overtaken, where the clock keeps the "
+                            "time saved: absolute time, main time, a Canadian period with "
+                            "stones to come)")
         g.add_argument("--rollout-power", type=float, default=d.rollout_power,
                        help="gamma rollouts sample moves by gamma ** P (below 1: flatter); "
                             "the tree's priors keep the raw gammas")
@@ -681,6 +687,37 @@ class Engine:
         c = parse_color(color)
         self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop)
         emit(self._infos(c))
+
+    def ownership(self):
+        """Mean final ownership over the playouts of the current (or last) search, +1 Black ..
+        -1 White, [row][col] with row 0 = line 1; None before any search."""
+        try:
+            return self.search.ownership()
+        except (ValueError, AttributeError):
+            return self.last_owner
+
+    def criticality(self, color, seconds):
+        """Criticality of each point ([row][col], row 0 = line 1; tree.Search.criticality) from
+        a search of `seconds` on the rollouts-only tree with `color` to move. The tree gathers
+        it only with a criticality weight > 0: with --crit 0 (the default from 13x13 up) it
+        searches with CRIT_PROBE, which leaves the widening order the rating order but for ties."""
+        c = parse_color(color)
+        b = self.board.copy()
+        b.to_move = c
+        search = self._tree_search
+        search.set_root(b, None)
+        if search is self.search:
+            self._tree_moves = None
+        kept = dict(search.params)
+        if kept["crit"] <= 0:
+            search.configure(crit=CRIT_PROBE)
+        try:
+            search.run(self.config.threads, 0, float(seconds), False, self.config.seed)
+        finally:
+            search.configure(**kept)
+        crit = search.criticality()
+        search.clear()
+        return crit
 
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
                 spend_clock=True):

@@ -5,7 +5,13 @@ One command per line on stdin, one response per command on stdout:
                                                 (blank line)                (blank line)
 The full GTP v2 set, plus printsgf, list_stones, cputime, kgs-time_settings,
 kgs-genmove_cleanup, lz-analyze / lz-genmove_analyze (Leela Zero's analysis output, as Sabaki
-and Lizzie read it), gogui-analyze_commands and gammago-analyze (GoGui graphics).
+and Lizzie read it), kata-analyze (KataGo's, with ownership), gogui-analyze_commands and the GoGui
+graphics commands gammago-analyze, gammago-ownership and gammago-criticality.
+
+lz-analyze and kata-analyze stream until any input line arrives, an empty one included (Leela
+Zero stops its analysis as soon as input is pending; KataGo on any command or raw newline): an
+empty or comment line is then consumed, a command is answered next. A streaming answer writes
+its `=` only with its first line, so an engine error before that answers `? message`.
 
 Every command that fails answers `?` and leaves the game as it was. The engine (gammago/engine.py,
 interface in ENGINE_API.md) owns the game; this module only parses, checks and formats.
@@ -23,10 +29,13 @@ from gammago.board import Board, parse_color, parse_vertex, format_vertex
 log = logging.getLogger("gammago")
 
 PROTOCOL_VERSION = 2
-DEFAULT_ANALYZE_CS = 100          # lz-analyze interval (centiseconds) when none is given
+DEFAULT_ANALYZE_CS = 100          # lz-analyze / kata-analyze interval (centiseconds) when none is given
 NO_INTERVAL_S = 1e9               # interval 0: no periodic output, only the final one
 GFX_ANALYZE_S = (1, 5)            # gammago-analyze durations offered to GoGui
 GFX_LABELS = 8                    # how many candidate moves gammago-analyze labels
+GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: default seconds
+GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
+STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze")
 STATUSES = ("alive", "dead", "seki")
 
 
@@ -53,6 +62,13 @@ def fixed_handicap_vertices(size, n):
               6: corners + sides, 7: corners + sides + centre, 8: corners + sides + tops,
               9: corners + sides + tops + centre}[n]
     return [format_vertex(rc) for rc in layout]
+
+
+def _error_text(e):
+    """The `?` message for an exception: a GtpError's own text, else what failed."""
+    if isinstance(e, GtpError):
+        return str(e)
+    return f"internal error: {type(e).__name__}: {e}"
 
 
 # --- argument parsing helpers ----------------------------------------------------------------
@@ -107,6 +123,37 @@ def info_line(infos):
     return " ".join(parts)
 
 
+def kata_info_line(infos, score=None, ownership=None):
+    """KataGo's kata-analyze line: `info move ... winrate 0.4799 scoreMean -0.1 prior 0.0779 lcb
+    0.4416 order 0 pv ...` for each candidate (floats in 0..1; scoreMean in points for the side
+    the analysis is for, omitted when None), then `ownership` and one number per point when
+    given (row by row from the top, as kata_ownership orders them)."""
+    parts = []
+    for d in infos:
+        pv = " ".join(d.get("pv") or [d["move"]])
+        score_part = "" if score is None else f"scoreMean {score:.2f} "
+        parts.append(f"info move {d['move']} visits {int(d['visits'])} "
+                     f"winrate {_unit(d['winrate'])} {score_part}"
+                     f"prior {_unit(d.get('prior', 0.0))} lcb {_unit(d.get('lcb', d['winrate']))} "
+                     f"order {int(d['order'])} pv {pv}")
+    if ownership is not None:
+        parts.append("ownership " + " ".join(f"{float(v):.4f}" for v in ownership))
+    return " ".join(parts)
+
+
+def _unit(x):
+    return f"{max(0.0, min(1.0, float(x))):.6f}"
+
+
+def kata_ownership(owner, color):
+    """Ownership +1 Black .. -1 White as [row][col] (row 0 = line 1) -> KataGo's order and sign:
+    row by row from the top-left point (A19 on 19x19) to the bottom-right (T1), +1 = owned by
+    `color`, the side the analysis is for."""
+    sign = 1.0 if color == "b" else -1.0
+    n = len(owner)
+    return [sign * float(owner[row][col]) for row in range(n - 1, -1, -1) for col in range(n)]
+
+
 # --- the front end ---------------------------------------------------------------------------
 class Gtp:
     """GTP on top of an Engine. `execute(line)` answers one line (tests use it); `serve()` runs
@@ -153,9 +200,14 @@ class Gtp:
             "cputime": self.cmd_cputime,
             "lz-analyze": self.cmd_lz_analyze,
             "lz-genmove_analyze": self.cmd_lz_genmove_analyze,
+            "kata-analyze": self.cmd_kata_analyze,
             "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
             "gammago-analyze": self.cmd_gammago_analyze,
+            "gammago-ownership": self.cmd_gammago_ownership,
+            "gammago-criticality": self.cmd_gammago_criticality,
         }
+        self._stream_cid = None             # the streaming answer under way: its id,
+        self._stream_open = False           # ... and whether its `=` line is out
 
     # --- I/O ---
     def _write(self, text):
@@ -234,7 +286,7 @@ class Gtp:
         if handler is None:
             return self._reply(False, cid, "unknown command")
         try:
-            if name in ("lz-analyze", "lz-genmove_analyze"):
+            if name in STREAMING:
                 handler(args, cid)
                 return ""
             result = handler(args)
@@ -242,7 +294,7 @@ class Gtp:
             return self._reply(False, cid, str(e))
         except Exception as e:      # an engine bug: say so, keep serving
             log.exception("gtp: %s failed", line)
-            return self._reply(False, cid, f"internal error: {type(e).__name__}: {e}")
+            return self._reply(False, cid, _error_text(e))
         return self._reply(True, cid, "" if result is None else result)
 
     # --- administrative ---
@@ -506,8 +558,9 @@ class Gtp:
         return f"{time.process_time():.3f}"
 
     # --- analysis ---
-    def _analyze_args(self, args, command, need_color):
-        """[color] [interval_centiseconds] [interval N] -> (color, seconds)."""
+    def _analyze_args(self, args, command, need_color, keys=()):
+        """[color] [interval_centiseconds] [interval N] [KEY VALUE for KEY in keys]
+        -> (color, seconds, {key: value})."""
         args = list(args)
         color = self.engine.board.to_move
         if args and args[0].lower() in ("b", "w", "black", "white"):
@@ -517,60 +570,124 @@ class Gtp:
         cs = DEFAULT_ANALYZE_CS
         if args and args[0].isdigit():
             cs = int(args.pop(0))
+        extra = {}
         while args:
             key = args.pop(0).lower()
             if key == "interval" and args and args[0].isdigit():
                 cs = int(args.pop(0))
+            elif key in keys and args:
+                extra[key] = args.pop(0).lower()
             else:
+                known = ", ".join(("COLOR", "INTERVAL") + tuple(keys))
                 raise GtpError(f"syntax error: {command}: unsupported argument {key!r} "
-                               "(COLOR and INTERVAL only)")
-        return color, (cs / 100.0 if cs > 0 else NO_INTERVAL_S)
+                               f"({known} only)")
+        return color, (cs / 100.0 if cs > 0 else NO_INTERVAL_S), extra
+
+    # A streaming answer: its `=` line goes out with its first line of output, so an engine
+    # error before any output still answers `? message`; one after output began ends the
+    # answer (and is logged), the game unchanged.
+    def _stream_start(self, cid):
+        self._stream_cid, self._stream_open = cid or "", False
+
+    def _stream_line(self, text):
+        with self._write_lock:
+            if not self._stream_open:
+                self.out.write("=" + self._stream_cid + "\n")
+                self._stream_open = True
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def _stream_end(self, error=None):
+        with self._write_lock:
+            if error is not None and not self._stream_open:
+                self.out.write(self._reply(False, self._stream_cid, _error_text(error)))
+            else:
+                if not self._stream_open:
+                    self.out.write("=" + self._stream_cid + "\n")
+                self.out.write("\n")
+            self.out.flush()
+            self._stream_open = False
 
     def _emit(self, infos):
         line = info_line(infos)
         if line:
-            self._write(line + "\n")
+            self._stream_line(line)
 
-    def cmd_lz_analyze(self, args, cid):
-        """Search and print `info` lines every interval until the next command arrives; the
-        response ends with a blank line, then that command is answered."""
-        color, interval = self._analyze_args(args, "lz-analyze", need_color=False)
-        self._write("=" + (cid or "") + "\n")
+    def _until_input(self, run, cid):
+        """Run run(stop) on a thread, streaming its output, until any input line arrives or it
+        ends by itself; then end the answer (`? message` if run failed before any output)."""
+        self._stream_start(cid)
         stop = threading.Event()
         failed = []
 
         def work():
             try:
-                self.engine.analyze(color, interval, stop, self._emit)
+                run(stop)
             except Exception as e:       # keep the protocol alive
-                log.exception("gtp: lz-analyze failed")
+                log.exception("gtp: analysis failed")
                 failed.append(e)
 
         worker = threading.Thread(target=work, name="gtp-analyze", daemon=True)
         worker.start()
-        while worker.is_alive():
+        while worker.is_alive() and not self._pending:
             try:
                 nxt = self._lines.get(timeout=0.05)
             except queue.Empty:
                 continue
-            if nxt is not None and not _preprocess(nxt):
-                continue                  # empty lines and comments do not stop the analysis
-            self._pending.append(nxt)
+            # any line stops the analysis, as in Leela Zero: an empty or comment line is
+            # consumed here, a command (or the end of input) is answered next
+            if nxt is None or _preprocess(nxt):
+                self._pending.append(nxt)
             break
         stop.set()
         worker.join()
-        self._write("\n")
+        self._stream_end(failed[0] if failed else None)
+
+    def cmd_lz_analyze(self, args, cid):
+        """Search and print `info` lines every interval until the next input line arrives; the
+        response ends with a blank line, then that line's command is answered."""
+        color, interval, _ = self._analyze_args(args, "lz-analyze", need_color=False)
+        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, self._emit), cid)
+
+    def cmd_kata_analyze(self, args, cid):
+        """kata-analyze [COLOR] [INTERVAL] [ownership true] [maxmoves N]: lz-analyze with
+        KataGo's line (kata_info_line), until the next input line arrives."""
+        color, interval, extra = self._analyze_args(args, "kata-analyze", need_color=False,
+                                                    keys=("ownership", "maxmoves"))
+        ownership = extra.get("ownership", "false")
+        if ownership not in ("true", "false"):
+            raise GtpError(f"syntax error: kata-analyze: ownership true|false, not {ownership!r}")
+        maxmoves = _int(extra.get("maxmoves", "0"), "maxmoves")
+        if maxmoves < 0:
+            raise GtpError("syntax error: kata-analyze: maxmoves must be >= 0")
+        komi = self.engine.board.komi
+        sign = 1.0 if color == "b" else -1.0
+
+        def emit(infos):
+            if maxmoves:
+                infos = infos[:maxmoves]
+            if not infos:
+                return
+            owner = self.engine.ownership()
+            score = None if owner is None else sign * (float(owner.sum()) - komi)
+            own = kata_ownership(owner, color) if ownership == "true" and owner is not None else None
+            self._stream_line(kata_info_line(infos, score, own))
+
+        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, emit), cid)
 
     def cmd_lz_genmove_analyze(self, args, cid):
-        color, interval = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
-        self._write("=" + (cid or "") + "\n")
+        """genmove with `info` lines every interval, then `play MOVE`. Like Leela Zero's (and
+        KataGo's), the search runs its budget: input that arrives meanwhile waits its turn."""
+        color, interval, _ = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
+        self._stream_start(cid)
         try:
             move = self.engine.genmove_analyze(color, interval, self._emit)
-        except Exception:
+        except Exception as e:
             log.exception("gtp: lz-genmove_analyze failed")
-            self._write("\n")
+            self._stream_end(e)
             return
-        self._write(f"play {move}\n\n")
+        self._stream_line(f"play {move}")
+        self._stream_end()
 
     def cmd_gogui_analyze_commands(self, args):
         cmds = ["string/Show board/showboard",
@@ -580,7 +697,68 @@ class Gtp:
                 "plist/Final status: seki/final_status_list seki",
                 "string/Print SGF/printsgf"]
         cmds += [f"gfx/Analyze {s} s/gammago-analyze {s}" for s in GFX_ANALYZE_S]   # side to move
+        cmds += [f"gfx/Ownership/gammago-ownership {GFX_MAP_S}",
+                 f"gfx/Criticality/gammago-criticality {GFX_MAP_S}"]
         return "\n".join(cmds)
+
+    def _gfx_args(self, args, command):
+        _nargs(args, 0, 2, usage=f"{command} [SECONDS] [COLOR]")
+        seconds = _float(args[0], "seconds") if args else float(GFX_MAP_S)
+        if seconds <= 0:
+            raise GtpError("syntax error: seconds must be > 0")
+        color = _color(args[1]) if len(args) == 2 else self.engine.board.to_move
+        return seconds, color
+
+    def _search_for(self, seconds, color):
+        """Analyse for `seconds`; the last report (lz-analyze dicts, best first)."""
+        stop = threading.Event()
+        last = []
+        timer = threading.Timer(seconds, stop.set)
+        timer.start()
+        try:
+            self.engine.analyze(color, NO_INTERVAL_S, stop, lambda infos: last.append(infos))
+        finally:
+            timer.cancel()
+        return last[-1] if last else []
+
+    def _influence(self, grid, least=0.0):
+        """GoGui `INFLUENCE point value ...` of a [row][col] grid (row 0 = line 1), the points
+        with |value| >= least; '' when there are none."""
+        n = self.engine.board.size
+        vals = [f"{format_vertex((row, col))} {float(grid[row][col]):.2f}"
+                for row in range(n) for col in range(n) if abs(float(grid[row][col])) >= least
+                and float(grid[row][col]) != 0.0]
+        return "INFLUENCE " + " ".join(vals) if vals else ""
+
+    def cmd_gammago_ownership(self, args):
+        """gammago-ownership [SECONDS] [COLOR]: search, then GoGui gfx: the rollouts' mean final
+        ownership of every point as influence (+1 Black .. -1 White), the score estimate as
+        text."""
+        seconds, color = self._gfx_args(args, "gammago-ownership")
+        self._search_for(seconds, color)
+        owner = self.engine.ownership()
+        if owner is None:
+            return ""
+        lines = [self._influence(owner)]
+        score = float(owner.sum()) - self.engine.board.komi
+        lead = f"B+{score:.1f}" if score >= 0 else f"W+{-score:.1f}"
+        lines.append(f"TEXT ownership after {self.engine.search.playouts} playouts, score "
+                     f"estimate {lead}")
+        return "\n".join(l for l in lines if l)
+
+    def cmd_gammago_criticality(self, args):
+        """gammago-criticality [SECONDS] [COLOR]: a search of the rollouts, then GoGui gfx: the
+        criticality of every point (Coulom 2009: how much owning it goes with winning) as
+        influence, scaled so that the most critical point shows 1."""
+        seconds, color = self._gfx_args(args, "gammago-criticality")
+        crit = self.engine.criticality(color, seconds)
+        top = float(crit.max()) if crit.size else 0.0
+        if top <= 0:
+            return "TEXT criticality: none measured (too few playouts)"
+        lines = [self._influence(crit / top, least=0.01)]
+        row, col = divmod(int(crit.argmax()), crit.shape[1])
+        lines.append(f"TEXT criticality, 1 = {top:.3f} (at {format_vertex((row, col))})")
+        return "\n".join(l for l in lines if l)
 
     def cmd_gammago_analyze(self, args):
         """gammago-analyze SECONDS [COLOR]: search, then GoGui gfx: win rates as labels, the
@@ -590,15 +768,7 @@ class Gtp:
         if seconds <= 0:
             raise GtpError("syntax error: seconds must be > 0")
         color = _color(args[1]) if len(args) == 2 else self.engine.board.to_move
-        stop = threading.Event()
-        last = []
-        timer = threading.Timer(seconds, stop.set)
-        timer.start()
-        try:
-            self.engine.analyze(color, NO_INTERVAL_S, stop, lambda infos: last.append(infos))
-        finally:
-            timer.cancel()
-        infos = last[-1] if last else []
+        infos = self._search_for(seconds, color)
         lines = []
         if infos:
             labels = " ".join(f"{d['move']} {round(100 * d['winrate'])}"
@@ -615,15 +785,9 @@ class Gtp:
                          f"{100 * best['winrate']:.1f}% visits {best['visits']}")
         owner = getattr(self.engine, "last_owner", None)
         if owner is not None:
-            b = self.engine.board
-            vals = []
-            for row in range(b.size):
-                for col in range(b.size):
-                    o = float(owner[row][col])
-                    if abs(o) >= 0.2:
-                        vals.append(f"{format_vertex((row, col))} {o:.2f}")
-            if vals:
-                lines.append("INFLUENCE " + " ".join(vals))
+            influence = self._influence(owner, least=GFX_MIN_INFLUENCE)
+            if influence:
+                lines.append(influence)
         return "\n".join(lines)
 
 

@@ -15,16 +15,20 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from gammago.engine import Engine, EngineConfig
-from gammago.gtp import Gtp, fixed_handicap_vertices, info_line
+from gammago.gtp import Gtp, fixed_handicap_vertices, info_line, kata_info_line, kata_ownership
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
 INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ prior \d+ lcb \d+ order \d+ pv(?: {VERTEX})+")
+UNIT = r"(?:0\.\d+|1\.0+)"
+KATA_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate {UNIT} scoreMean -?\d+\.\d+ "
+                       rf"prior {UNIT} lcb {UNIT} order \d+ pv(?: {VERTEX})+")
 
 REQUIRED = """protocol_version name version known_command list_commands quit boardsize clear_board
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
-kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze gogui-analyze_commands""".split()
+kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze
+gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality""".split()
 
 
 def make_gtp(playouts=40):
@@ -407,6 +411,23 @@ def test_time_commands(g):
         assert state(g) == before
 
 
+def test_time_left_sets_the_clock_of_the_colour_it_names(g):
+    """time_left for either colour is accepted (servers send both); it sets that colour's clock
+    only; before any time settings it changes nothing; a colour that is none is refused."""
+    clocks = g.engine.clocks
+    ok(g, "time_left w 30 0")                       # no time settings yet: nothing to set
+    assert clocks[1].kind == clocks[2].kind == "none"
+    ok(g, "time_settings 300 30 5")
+    ok(g, "time_left w 100 0")
+    assert clocks[2].main_left == 100 and clocks[1].main_left == 300
+    ok(g, "time_left black 20 3")
+    assert clocks[1].in_byo and clocks[1].stones_left == 3 and not clocks[2].in_byo
+    before = (state(g), vars(clocks[1]).copy(), vars(clocks[2]).copy())
+    for bad in ("time_left x 10 0", "time_left pass 10 0", "time_left b 10 -1", "time_left 10 0"):
+        err(g, bad)
+        assert (state(g), vars(clocks[1]), vars(clocks[2])) == before
+
+
 def test_byoyomi_one_second_is_respected():
     gtp = make_gtp(playouts=0)                        # the clock decides
     ok(gtp, "boardsize 9")
@@ -466,6 +487,24 @@ def test_gogui_analyze(g):
     assert var[0] == "b" and re.fullmatch(VERTEX, var[1])
     err(g, "gammago-analyze 0")
     err(g, "gammago-analyze x")
+    assert "gfx/Ownership/gammago-ownership 1" in entries
+    assert "gfx/Criticality/gammago-criticality 1" in entries
+    own = ok(g, "gammago-ownership 0.3").split("\n")
+    assert [l.split()[0] for l in own] == ["INFLUENCE", "TEXT"]
+    pairs = own[0].split()[1:]
+    assert len(pairs) > 2 * 60                      # most points of a midgame board, owned a bit
+    vals = {pairs[i]: float(pairs[i + 1]) for i in range(0, len(pairs), 2)}
+    assert all(-1 <= v <= 1 for v in vals.values())
+    assert vals["E5"] > 0 and vals["D6"] < 0        # +1 Black .. -1 White
+    crit = ok(g, "gammago-criticality 0.3 w").split("\n")
+    assert [l.split()[0] for l in crit] == ["INFLUENCE", "TEXT"]
+    cvals = [float(x) for x in crit[0].split()[2::2]]
+    assert max(cvals) == 1.0 and all(0 < v <= 1 for v in cvals)
+    before = state(g)
+    for bad in ("gammago-ownership 0", "gammago-ownership 1 x", "gammago-criticality -1",
+                "gammago-ownership 1 b 2"):
+        err(g, bad)
+        assert state(g) == before
 
 
 # --- the real command over pipes ------------------------------------------------------------------
@@ -488,7 +527,24 @@ def test_stdio_session_stdout_is_protocol_only():
     assert "gammago" in errs                                       # the log went to stderr
 
 
-def test_lz_analyze_streams_until_next_command():
+def _read_until(p, last):
+    """Lines from the engine up to and including `last`."""
+    got = []
+    while True:
+        line = p.stdout.readline()
+        assert line, f"engine died; got {got[-3:]}"
+        got.append(line)
+        if line == last:
+            return got
+
+
+def _infos_of(lines, pattern=INFO):
+    for line in lines:
+        parts = ["info " + x for x in line.strip().split("info ")[1:]]
+        assert parts and all(pattern.fullmatch(x.strip()) for x in parts), line
+
+
+def test_lz_analyze_streams_until_any_input_line():
     p = _spawn("--seed", "3", "--quiet")
     try:
         p.stdin.write("boardsize 9\n")
@@ -505,24 +561,133 @@ def test_lz_analyze_streams_until_next_command():
             infos.append(line)
         took = time.monotonic() - t0
         assert took < 5, f"3 analysis lines at 0.1 s intervals took {took:.1f} s"
-        p.stdin.write("\n13 name\n")                            # an empty line does not stop it
+        p.stdin.write("\n")                                    # an empty line stops it ...
         p.stdin.flush()
-        rest = []
-        while True:
-            line = p.stdout.readline()
-            assert line, "engine died"
-            rest.append(line)
-            if line == "=13 gammago\n":
-                break
-        assert rest[-2] == "\n"                               # the analysis answer ended
-        for line in infos + rest[:-2]:
-            parts = ["info " + x for x in line.strip().split("info ")[1:]]
-            assert parts and all(INFO.fullmatch(x.strip()) for x in parts), line
+        rest = _read_until(p, "\n")
+        _infos_of(infos + rest[:-1])
+        p.stdin.write("13 name\n")                             # ... and gets no answer
+        p.stdin.flush()
+        assert p.stdout.readline() == "=13 gammago\n" and p.stdout.readline() == "\n"
+        # a command stops it and is answered next: genmove plays its move
+        p.stdin.write("14 lz-analyze w 10\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "=14\n"
+        assert p.stdout.readline().startswith("info move")
+        p.stdin.write("15 genmove b\n16 list_stones b\n")
+        p.stdin.flush()
+        rest = _read_until(p, "\n")
+        _infos_of(rest[:-1])
+        head = p.stdout.readline()
+        assert re.fullmatch(rf"=15 {VERTEX}\n", head), head
         assert p.stdout.readline() == "\n"
+        assert p.stdout.readline() == f"=16 {head.split()[1]}\n"
+        assert p.stdout.readline() == "\n"
+        # kata-analyze: KataGo's line, ownership of the 81 points for the side analysed
+        p.stdin.write("17 kata-analyze w 10 ownership true\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "=17\n"
+        line = p.stdout.readline()
+        body, own = line.rstrip("\n").split(" ownership ")
+        _infos_of([body], KATA_INFO)
+        assert len(own.split()) == 81 and all(-1 <= float(v) <= 1 for v in own.split())
+        p.stdin.write("# a comment stops it too\n")
+        p.stdin.flush()
+        rest = _read_until(p, "\n")
+        assert all(l.startswith("info move") for l in rest[:-1])
         p.stdin.write("quit\n")
         p.stdin.flush()
+        assert p.stdout.readline() == "=\n"
         assert p.wait(30) == 0
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+# --- streaming answers without pipes: the input queue filled beforehand ----------------------------
+def _stream(gtp, line, *inputs):
+    """Answer a streaming command with `inputs` already waiting; (output, lines left to answer)."""
+    for x in inputs:
+        gtp._lines.put(x)
+    gtp.out = io.StringIO()
+    assert gtp.execute(line) == ""
+    return gtp.out.getvalue(), list(gtp._pending)
+
+
+@pytest.mark.parametrize("command", ["lz-analyze b 1", "kata-analyze 1 ownership true"])
+@pytest.mark.parametrize("stopper, left", [("\n", []), ("  # comment\n", []),
+                                           ("name\n", ["name\n"]), (None, [None])])
+def test_analysis_stops_on_any_line_and_consumes_only_empty_ones(g, command, stopper, left):
+    midgame(g)
+    before = state(g)
+    out, pending = _stream(g, "5 " + command, stopper, None)
+    assert out.startswith("=5\n") and out.endswith("\n\n") and "\n\n" not in out[:-2]
+    assert pending == left
+    assert state(g) == before
+
+
+def test_analysis_stops_at_once_when_a_line_is_already_waiting(g):
+    g._pending.append("name\n")            # read before the analysis began
+    out, pending = _stream(g, "lz-analyze b 1")
+    assert out.startswith("=\n") and out.endswith("\n\n") and pending == ["name\n"]
+
+
+@pytest.mark.parametrize("command", ["3 lz-analyze b 10", "3 kata-analyze b 10",
+                                     "3 lz-genmove_analyze b 10"])
+def test_engine_error_in_analysis_answers_an_error(g, command, monkeypatch):
+    midgame(g)
+    before = state(g)
+
+    def boom(*a, **k):
+        raise RuntimeError("search failed")
+    monkeypatch.setattr(g.engine, "analyze", boom)
+    monkeypatch.setattr(g.engine, "genmove_analyze", boom)
+    out, pending = _stream(g, command, "\n")
+    assert out == "?3 internal error: RuntimeError: search failed\n\n"
+    assert state(g) == before
+
+
+def test_engine_error_after_output_ends_the_answer(g, monkeypatch):
+    midgame(g)
+    before = state(g)
+
+    def half(color, interval, stop, emit):
+        emit([{"move": "E4", "visits": 3, "winrate": 0.5, "prior": 0.1, "lcb": 0.2, "order": 0,
+               "pv": ["E4"]}])
+        raise RuntimeError("search failed")
+    monkeypatch.setattr(g.engine, "analyze", half)
+    out, _ = _stream(g, "lz-analyze b 10", "\n")
+    assert out == "=\ninfo move E4 visits 3 winrate 5000 prior 1000 lcb 2000 order 0 pv E4\n\n"
+    assert state(g) == before
+    assert ok(g, "name") == "gammago"                 # still serving
+
+
+def test_lz_genmove_analyze_is_not_stopped_by_input(g):
+    """Like Leela Zero's and KataGo's: the move is searched and played; the line that arrived
+    meanwhile waits its turn."""
+    out, pending = _stream(g, "lz-genmove_analyze b 10", "\n", "name\n")
+    assert re.search(rf"^play {VERTEX}$", out, re.M) and out.endswith("\n\n")
+    assert len(g.engine.board.moves) == 1 and pending == []
+    assert g._lines.get_nowait() == "\n"
+
+
+def test_kata_info_line_and_ownership_order():
+    line = kata_info_line([{"move": "Q16", "visits": 120, "winrate": 0.4799, "prior": 0.0779,
+                            "lcb": 0.4416, "order": 0, "pv": ["Q16", "D4"]}], score=-0.1,
+                          ownership=[0.5, -1.0])
+    assert line == ("info move Q16 visits 120 winrate 0.479900 scoreMean -0.10 prior 0.077900 "
+                    "lcb 0.441600 order 0 pv Q16 D4 ownership 0.5000 -1.0000")
+    owner = [[1.0, 0.5], [-0.25, 0.0]]            # [row][col], row 0 = line 1: A1 B1 / A2 B2
+    assert kata_ownership(owner, "b") == [-0.25, 0.0, 1.0, 0.5]    # A2 B2 A1 B1
+    assert kata_ownership(owner, "w") == [0.25, -0.0, -1.0, -0.5]
+
+
+def test_kata_analyze_arguments(g):
+    before = state(g)
+    for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 pvVisits true",
+                "kata-analyze x", "kata-analyze b 10 maxmoves -1", "kata-analyze b 10 ownership"):
+        err(g, bad)
+        assert state(g) == before
+    out, _ = _stream(g, "kata-analyze b 5 maxmoves 2", "\n")
+    for line in out.split("\n")[1:-2]:
+        assert line.count("info move") <= 2

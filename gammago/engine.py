@@ -88,6 +88,9 @@ AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, ro
                              # (net-root over rollouts at equal time: 19x19 +585 Elo, 13x13
                              # +232, 9x9 +0; vs GNU Go on 9x9 60.0% against 71.5-75.5%;
                              # BENCHMARKS "Net")
+DYNKOMI_STONE = 7.0          # --dynkomi linear: points a handicap stone is worth (Pachi's value)
+DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 on 19x19 (Pachi's);
+                             # other sizes in proportion to the points (9x9: 45, 13x13: 94)
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
@@ -152,6 +155,9 @@ class EngineConfig:
     net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
                                    # the replies to each root move (the root children's children)
     policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
+    dynkomi: str = "off"           # linear: in handicap games the search counts an extra komi for
+                                   # White that shrinks to 0 over the first moves (Engine.extra_komi)
+    dynkomi_moves: int = 0         # ... over this many moves (0: by board size, dynkomi_moves_for)
 
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
@@ -275,6 +281,16 @@ class EngineConfig:
         n.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
                        help="net-policy / gamma-policy: 0 plays the policy's best move; T > 0 samples "
                             "moves with probability ~ p^(1/T), seeded by --seed")
+        g.add_argument("--dynkomi", choices=("linear", "off"), default=d.dynkomi,
+                       help="linear (Pachi's linear dynamic komi): in a handicap game of H stones "
+                            f"the search plays against H x {DYNKOMI_STONE:g} points of extra "
+                            "komi for White (less the komi White already has), shrinking "
+                            "linearly to 0 over the first --dynkomi-moves moves, so that the "
+                            "win rates stay informative; no resignation while it applies "
+                            "(default: %(default)s)")
+        g.add_argument("--dynkomi-moves", type=int, default=d.dynkomi_moves, metavar="N",
+                       help=f"--dynkomi linear: moves to reach 0 (0: {DYNKOMI_MOVES_19} on 19x19, "
+                            "other sizes in proportion to their points)")
 
     @classmethod
     def from_args(cls, args):
@@ -314,6 +330,8 @@ class EngineConfig:
             (self.net_cpuct >= 0, f"--net-cpuct must be >= 0, not {self.net_cpuct}"),
             (self.policy_temperature >= 0,
              f"--policy-temperature must be >= 0, not {self.policy_temperature}"),
+            (self.dynkomi in ("linear", "off"), f"--dynkomi must be linear or off, not {self.dynkomi!r}"),
+            (self.dynkomi_moves >= 0, f"--dynkomi-moves must be >= 0, not {self.dynkomi_moves}"),
         ]
         for ok, msg in checks:
             if not ok:
@@ -363,6 +381,11 @@ def rollout_light_after_for(size):
 def crit_for(size):
     """--crit unset: the criticality weight for a board size."""
     return CRIT if size < CRIT_MAX_SIZE else 0.0
+
+
+def dynkomi_moves_for(size):
+    """--dynkomi-moves 0: the moves over which the extra komi shrinks to 0 on a board size."""
+    return max(1, round(DYNKOMI_MOVES_19 * size * size / 361))
 
 
 def expand_visits_for(size):
@@ -556,6 +579,7 @@ class Engine:
         if self.config.mode == "auto":
             self._auto_search(board.size)
         self.board = board
+        self.handicap = 0               # handicap stones of this game (setup_stones)
         # the rollouts-only tree is kept ready for the size even when the net-root search plays:
         # final_status_list and final_score run on it (_status_owner)
         for s in self._searches():
@@ -617,6 +641,23 @@ class Engine:
         b.setup(black, white)
         self.board = b
         self._forget()
+        # black stones alone on an empty board: a handicap (for --dynkomi)
+        self.handicap = len(black) if len(black) >= 2 and not white and not b.moves \
+            and len(b.stones("b")) == len(black) else 0
+
+    def extra_komi(self):
+        """--dynkomi linear, as Pachi's uct/dynkomi.c: in a game of H >= 2 handicap stones the
+        search counts H * DYNKOMI_STONE + 0.5 - komi more komi for White at the first move,
+        shrinking linearly to 0 at move --dynkomi-moves; 0 otherwise. Scores, passing and
+        final_score keep the real komi."""
+        if self.config.dynkomi != "linear" or self.handicap < 2:
+            return 0.0
+        n = self.config.dynkomi_moves or dynkomi_moves_for(self.board.size)
+        played = len(self.board.moves)
+        if played >= n:
+            return 0.0
+        base = max(0.0, self.handicap * DYNKOMI_STONE + 0.5 - self.board.komi)
+        return base * (n - played) / n
 
     def place_free_handicap(self, n):
         size = self.board.size
@@ -738,8 +779,10 @@ class Engine:
         if spend_clock:
             clock.spend(took)
         best = infos[0] if infos else None
-        log.info("%s %s: winrate %.3f, %d playouts (%d root visits, %d nodes%s), %.2f of %.2f s",
+        extra = self.extra_komi()
+        log.info("%s %s: winrate %.3f%s, %d playouts (%d root visits, %d nodes%s), %.2f of %.2f s",
                  "B" if c == 1 else "W", move, best["winrate"] if best else float("nan"),
+                 f" (extra komi {extra:.1f})" if extra else "",
                  self.search.playouts, self.search.root_visits, self.search.nodes,
                  ", POOL FULL" if self.search.full else "", took, budget)
         return move
@@ -748,8 +791,12 @@ class Engine:
     def _root(self, c):
         """The position to search (the board, with c to move) and reuse the old subtree."""
         b = self.board
-        if b.to_move != ("b" if c == 1 else "w"):
+        extra = self.extra_komi()
+        if extra:
             b = b.copy()
+            b.komi += extra            # the search plays against it (--dynkomi)
+        if b.to_move != ("b" if c == 1 else "w"):
+            b = b.copy() if b is self.board else b
             b.to_move = c
             self.search.set_root(b, None)
             self._tree_moves = None
@@ -849,6 +896,7 @@ class Engine:
         best = infos[0]
         n = self.board.size
         if (allow_resign and self.config.resign > 0 and best["winrate"] < self.config.resign
+                and not self.extra_komi()
                 and len(self.board.moves) >= n * n // 4 and self.search.root_visits >= RESIGN_MIN_VISITS):
             return "resign"
         if self._should_pass(c, best, cleanup):

@@ -490,3 +490,53 @@ def test_games_against_gnugo_are_legal_and_finish(gnugo_path, game):
         assert end is not None, "game did not finish in 250 moves"
     finally:
         g.close()
+
+
+# --- dynamic komi ------------------------------------------------------------------------------
+def test_linear_dynkomi_shrinks_from_the_handicap_to_zero():
+    e = engine(dynkomi="linear", dynkomi_moves=10)
+    e.set_komi(0.5)
+    assert e.extra_komi() == 0.0                    # no handicap
+    e.place_free_handicap(4)
+    assert e.handicap == 4
+    assert e.extra_komi() == pytest.approx(4 * 7 + 0.5 - 0.5)
+    e.play("w", "E5")
+    e.play("b", "C5")
+    assert e.extra_komi() == pytest.approx(28 * 8 / 10)
+    for i, v in enumerate(["A9", "A1", "C9", "C1", "E9", "E1"]):
+        e.play("wb"[i % 2], v)
+    assert e.extra_komi() == pytest.approx(28 * 2 / 10)
+    e.play("w", "G9")
+    e.play("b", "G1")
+    assert e.extra_komi() == 0.0                    # after 10 moves: the real komi again
+    assert e.board.komi == 0.5
+    off = engine()
+    off.set_komi(0.5)
+    off.place_free_handicap(4)
+    assert off.extra_komi() == 0.0                  # --dynkomi off (the default)
+    e.new_game(9, 0.5)
+    assert e.handicap == 0 and e.extra_komi() == 0.0
+
+
+def test_linear_dynkomi_is_what_the_search_plays_against():
+    """With 4 handicap stones and komi 0.5 on 9x9 White is lost: its win rate is near 0 with
+    the real komi, informative with the extra komi; White does not resign while it applies."""
+    rates = {}
+    for mode in ("off", "linear"):
+        e = engine(playouts=1500, dynkomi=mode, resign=0.3)
+        e.set_komi(0.5)
+        e.place_free_handicap(4)
+        m = e.genmove("w")
+        rates[mode] = e.last_infos[0]["winrate"]
+        assert m != "resign"                        # before move N*N/4 anyway
+        assert e.board.komi == 0.5
+    assert rates["off"] < 0.2 < rates["linear"]
+
+
+def test_dynkomi_flags():
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--dynkomi", "linear", "--dynkomi-moves", "30"]))
+    assert cfg.dynkomi == "linear" and cfg.dynkomi_moves == 30
+    with pytest.raises(ValueError, match="dynkomi-moves"):
+        EngineConfig(dynkomi_moves=-1).validate()

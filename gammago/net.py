@@ -468,7 +468,9 @@ class RootSearch:
     into what the others leave, so the child the search favours gets the nodes it needs (a fixed
     split gave each of 20 children 1/20 of the pool, and the favourite's tree filled up within a
     few thousand playouts on 19x19). make_search should give each tree a pool of max_nodes
-    (malloc'd untouched: memory is used only as the trees fill it).
+    (malloc'd untouched: memory is used only as the trees fill it). A tree's cap is set when a
+    batch starts on it while no other batch runs there (tree.Search.limit_nodes is for between
+    runs), so trees growing at once can pass the budget by about what their batches add.
     """
 
     def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,

@@ -454,8 +454,11 @@ def main(args):
         bar.set_postfix_str(f"{r.file} pass {counts.get(PASS, 0) + counts.get(UPASS, 0)}"
                             f"/{sum(counts.values())}")
 
+    t0 = time.monotonic()
+
     def summaries(finished):
         total = summarize(results, sum(s["skipped"] for s in by_file.values()))
+        total["wall_s"] = round(time.monotonic() - t0, 1)
         return make_record(args.engine, argv, suite, results, by_file, total, errors, notes, finished)
 
     try:
@@ -482,6 +485,7 @@ def main(args):
     if idle:
         print(f"({idle} file(s) without reg_genmove tests: "
               f"{sum(v['skipped'] for k, v in by_file.items() if not v['tests'])} other tests skipped)")
+    print(f"({record['total']['wall_s']:.0f} s, {record['total']['seconds']:.0f} s of them in the engine's moves)")
     fails = [r for r in results if r.result == FAIL]
     if fails:
         print(f"\nFAIL ({len(fails)}):")

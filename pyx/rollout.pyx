@@ -14,8 +14,8 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
+from gammago.tactics cimport libs_after, tac_nakade_point, tac_selfatari, tac_bad_selfatari
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
-                               libs_after,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
@@ -792,83 +792,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     g.cache_nk = g.nk[c]
     g.cache_kostate = g.kostate[c]
 
-cdef int nakade_point(const board_t* b, int last) noexcept nogil:
-    """The vital point of a killable eye shape next to the last move: an empty region of 3 to
-    6 points that touches `last` and that stones of last's colour alone enclose (with the
-    edge), shaped so that one stone on the vital point leaves one eye: straight or bent three,
-    pyramid four, crossed or bulky five, rabbity six. The shapes are told apart by how many
-    region neighbours each point has (as Fuego's GoEyeUtil and Pachi's nakade do): the vital
-    point is the one point with the most. PASS when there is none. (Marking the regions
-    already flooded from another neighbour of last, or bitmaps for the membership tests, cost
-    more instructions than the short scans: callgrind.)"""
-    cdef int reg[6]
-    cdef int cnt[5]
-    cdef int k, j, i, n, q, s, e, col, own, ok, d, t, best, bestd, nbest
-    if last == PASS:
-        return PASS
-    own = b.color[last]
-    if own != BLACK and own != WHITE:
-        return PASS
-    for k in range(4):
-        q = last + b.off[k]
-        if b.color[q] != EMPTY:
-            continue
-        # flood the empty region from q: at most 6 points, no stone of the other colour around
-        reg[0] = q
-        n = 1
-        i = 0
-        ok = 1
-        while i < n and ok:
-            s = reg[i]
-            i += 1
-            for j in range(4):
-                e = s + b.off[j]
-                col = b.color[e]
-                if col == EMPTY:
-                    for t in range(n):
-                        if reg[t] == e:
-                            break
-                    else:
-                        if n == 6:
-                            ok = 0
-                            break
-                        reg[n] = e
-                        n += 1
-                elif col == 3 - own:
-                    ok = 0
-                    break
-        if not ok or n < 3:
-            continue
-        for d in range(5):
-            cnt[d] = 0
-        best = PASS
-        bestd = -1
-        nbest = 0
-        for i in range(n):
-            d = 0
-            for j in range(4):
-                e = reg[i] + b.off[j]
-                for t in range(n):
-                    if reg[t] == e:
-                        d += 1
-                        break
-            cnt[d] += 1
-            if d > bestd:
-                bestd = d
-                best = reg[i]
-                nbest = 1
-            elif d == bestd:
-                nbest += 1
-        if nbest != 1:
-            continue
-        if ((n == 3 and cnt[1] == 2 and cnt[2] == 1) or               # straight / bent three
-                (n == 4 and cnt[1] == 3 and cnt[3] == 1) or           # pyramid four
-                (n == 5 and cnt[1] == 4 and cnt[4] == 1) or           # crossed five
-                (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
-                (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1)):    # rabbity six
-            return best
-    return PASS
-
 # ---------------------------------------------------------------------------------------------
 # The light tail (gamma_policy_t.light_after): after a playout's first light_after moves the
 # gamma weights are no longer kept (their upkeep is most of a move's cost) and moves follow a
@@ -877,15 +800,17 @@ cdef int nakade_point(const board_t* b, int last) noexcept nogil:
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly);
 # else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
 # last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
-# eye and is no self-atari of a string of two or more stones (TAIL_TRIES draws, then any legal
-# non-eye point).
+# eye and is no bad self-atari of a string of two or more stones (tac_bad_selfatari: a killing
+# shape in the opponent's eye space is a good one; TAIL_TRIES draws, then any legal non-eye
+# point).
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
-    """c playing p joins a string of c and leaves it one liberty or none."""
+    """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a
+    killing shape in the opponent's eye is allowed)."""
     cdef int k
     for k in range(4):
         if b.color[p + b.off[k]] == c:
-            return libs_after(b, p, c, 2) < 2
+            return tac_bad_selfatari(b, p, c)
     return 0
 
 cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
@@ -1001,7 +926,7 @@ cdef inline bint _shape_move(const board_t* b, int q, int c) noexcept nogil:
     code = b.code[q] & 0xFFFF
     if not (TAIL_SHAPES[code >> 3] >> (code & 7)) & 1:
         return 0
-    return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and libs_after(b, q, c, 2) >= 2
+    return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and not tac_selfatari(b, q, c)
 
 cdef int _shape_points(const board_t* b, int* cand) noexcept nogil:
     """The empty 8 neighbours of the last move where a Mogo shape matches (TAIL_SHAPES) and the
@@ -1061,7 +986,7 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     if g.nakade > 0 and b.last != PASS:
         # the vital point of an eye shape the last move closed, when c may play it (a base
         # weight > 0: legal, not c's own eye)
-        m = nakade_point(b, b.last)
+        m = tac_nakade_point(b, b.last)
         if m != PASS and g.w[c][m] > 0 and (g.nakade >= 1 or rng_unit(r) < g.nakade):
             g.n_nakade += 1
             gamma_policy_premove(g, b, m)
@@ -1438,9 +1363,9 @@ def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
 
 
 def vital_point(Board board not None):
-    """The vertex nakade_point finds after board's last move (the vital point of a killable eye
+    """The vertex tac_nakade_point finds after board's last move (the vital point of a killable eye
     shape that the last move's colour encloses next to it), or None."""
-    cdef int p = nakade_point(board.b, board.b.last)
+    cdef int p = tac_nakade_point(board.b, board.b.last)
     return None if p == PASS else board.vertex(p)
 
 

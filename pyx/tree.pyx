@@ -19,6 +19,7 @@ from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_r
                               playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
+from gammago.tactics cimport tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_BUDGET
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
 
@@ -169,8 +170,8 @@ cdef void _cheap_rate(void* ctx, const board_t* b, int c, const int16_t* moves, 
                 r *= 8.0
             elif nl == 2:
                 r *= 2.0
-        if nl <= 1 and not cap:
-            r *= 0.05          # self-atari
+        if tac_selfatari(b, p, c):
+            r *= 0.05
         elif atari:
             r *= 1.8
         if b.last != PASS:
@@ -210,122 +211,22 @@ cdef void _gamma_rate(void* ctx, const board_t* b, int c, const int16_t* moves, 
         out[i] = <float>team_gamma(gamma, ids)
 
 # ---------------------------------------------------------------------------------------------
-# Ladder tactics on top of any prior: an escape from atari into a working ladder is rated down,
-# an atari that starts a working ladder is rated up (the rollouts do not read ladders).
+# Ladder tactics on top of any prior (read by pyx/tactics): an escape from atari that is still
+# captured is rated down, an atari whose string then dies (a working ladder or net) is rated up.
 # ---------------------------------------------------------------------------------------------
-cdef enum:
-    LADDER_BUDGET = 120      # reading nodes per question; out of budget means "escapes"
 cdef double LADDER_ESCAPE_FACTOR = 1e-4   # 4 decades: the bottom of the log-scaled rating
 cdef double LADDER_ATARI_FACTOR = 4.0
 
-cdef bint _ladder_dies(const board_t* b, int stone, int attacker, int* budget) noexcept nogil:
-    """The defender (to move on b) owns the string at stone, in atari. True when it cannot
-    escape: no capture of an adjacent attacker string in atari, and extending leaves at most
-    two liberties that the attacker keeps turning into atari."""
-    cdef int defender = 3 - attacker
-    cdef int hd = b.head[stone], s, k, q, lib, i, nl
-    cdef int16_t libs[2]
-    cdef bint dies
-    cdef board_t* nb
-    budget[0] -= 1
-    if budget[0] <= 0:
-        return 0
-    s = hd
-    while True:                          # a counter-capture saves it
-        for k in range(4):
-            q = s + b.off[k]
-            if b.color[q] == attacker and b.nlibs[b.head[q]] == 1:
-                return 0
-        s = b.next[s]
-        if s == hd:
-            break
-    lib = board_first_lib(b, hd)
-    if board_check_move(b, lib, defender, 0) != MOVE_OK:
-        return 1
-    nb = <board_t*>malloc(sizeof(board_t))
-    if nb == NULL:
-        return 0
-    board_copy(nb, b)
-    board_play(nb, lib, defender)
-    nl = nb.nlibs[nb.head[stone]]
-    if nl >= 3:
-        dies = 0
-    elif nl <= 1:
-        dies = 1
-    else:
-        dies = 0
-        board_lib_list(nb, nb.head[stone], libs)
-        for i in range(2):
-            if _atari_kills(nb, libs[i], stone, attacker, budget):
-                dies = 1
-                break
-    free(nb)
-    return dies
-
-cdef bint _atari_kills(const board_t* b, int a, int stone, int attacker, int* budget) noexcept nogil:
-    """The attacker (to move on b) plays a, a liberty of the defender string at stone: True when
-    that leaves it in atari and it then dies in the ladder."""
-    cdef board_t* nb
-    cdef bint dies = 0
-    if board_check_move(b, a, attacker, 0) != MOVE_OK:
-        return 0
-    nb = <board_t*>malloc(sizeof(board_t))
-    if nb == NULL:
-        return 0
-    board_copy(nb, b)
-    board_play(nb, a, attacker)
-    if nb.color[stone] != EMPTY and nb.nlibs[nb.head[stone]] == 1 and nb.nlibs[nb.head[a]] > 1:
-        dies = _ladder_dies(nb, stone, attacker, budget)
-    free(nb)
-    return dies
-
 cdef void _ladder_adjust(const board_t* b, int c, const int16_t* moves, int n, float* r) noexcept nogil:
-    cdef int i, k, p, q, h, escape, atari, budget
-    cdef int o = 3 - c
-    cdef board_t* nb = NULL
+    cdef int i, p
     for i in range(n):
         p = moves[i]
         if p == PASS:
             continue
-        escape = 0
-        atari = 0
-        for k in range(4):
-            q = p + b.off[k]
-            if b.color[q] == c and b.nlibs[b.head[q]] == 1:
-                escape = q
-            elif b.color[q] == o:
-                h = b.head[q]
-                if b.nlibs[h] == 1:        # a capture: no ladder question
-                    escape = 0
-                    atari = 0
-                    break
-                if b.nlibs[h] == 2:
-                    atari = q
-        if not escape and not atari:
-            continue
-        if nb == NULL:
-            nb = <board_t*>malloc(sizeof(board_t))
-            if nb == NULL:
-                return
-        board_copy(nb, b)
-        board_play(nb, p, c)
-        budget = LADDER_BUDGET
-        if escape and nb.nlibs[nb.head[p]] == 2:
-            # our string escaped into two liberties: does the opponent ladder it?
-            nb.to_move = o
-            if (_atari_kills(nb, _lib_at(nb, p, 0), p, o, &budget)
-                    or _atari_kills(nb, _lib_at(nb, p, 1), p, o, &budget)):
-                r[i] *= LADDER_ESCAPE_FACTOR
-        elif atari and nb.color[atari] == o and nb.nlibs[nb.head[atari]] == 1 \
-                and nb.nlibs[nb.head[p]] > 1:
-            if _ladder_dies(nb, atari, c, &budget):
-                r[i] *= LADDER_ATARI_FACTOR
-    free(nb)
-
-cdef inline int _lib_at(const board_t* b, int stone, int i) noexcept nogil:
-    cdef int16_t libs[MAX_PTS]
-    board_lib_list(b, b.head[stone], libs)
-    return libs[i]
+        if tac_escape_fails(b, p, c, TAC_BUDGET) == TAC_YES:
+            r[i] *= LADDER_ESCAPE_FACTOR
+        elif tac_atari_works(b, p, c, TAC_BUDGET) == TAC_YES:
+            r[i] *= LADDER_ATARI_FACTOR
 
 # =============================================================================================
 # Descent: expansion, one playout, backup
@@ -610,27 +511,6 @@ cdef void _lgrf_played(void* ctx, board_t* b, int m) noexcept nogil:
     cdef lgrf_t* g = <lgrf_t*>ctx
     g.inner.played(g.inner.ctx, b, m)
 
-cdef inline bint _lgrf_selfatari(const board_t* b, int m, int c) noexcept nogil:
-    """Playing m leaves c's string there with at most one liberty and captures nothing."""
-    cdef uint64_t u[LIB_WORDS]
-    cdef int k, q, col, h, wd, nl = 0
-    memset(u, 0, sizeof(u))
-    for k in range(4):
-        q = m + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            u[q >> 6] |= (<uint64_t>1) << (q & 63)
-        elif col == c:
-            h = b.head[q]
-            for wd in range(b.nwords):
-                u[wd] |= b.libs[h * b.nwords + wd]
-        elif col == 3 - c and b.nlibs[b.head[q]] == 1:
-            return False
-    u[m >> 6] &= ~((<uint64_t>1) << (m & 63))
-    for wd in range(b.nwords):
-        nl += popcount64(u[wd])
-    return nl <= 1
-
 cdef int _lgrf_reply(lgrf_t* g, const board_t* b) noexcept nogil:
     """The stored reply for the side to move (to the last two moves, else to the last one) when
     it can be played and is no self-atari; PASS when none applies, and when the last move is in
@@ -651,11 +531,11 @@ cdef int _lgrf_reply(lgrf_t* g, const board_t* b) noexcept nogil:
             return PASS
     if prev2 != PASS:
         m = g.r2[_lg2(n, c, prev2, prev)]
-        if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
+        if m != PASS and _lgrf_ok(b, m, c) and not tac_selfatari(b, m, c):
             g.hits2 += 1
             return m
     m = g.r1[_lg1(n, c, prev)]
-    if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
+    if m != PASS and _lgrf_ok(b, m, c) and not tac_selfatari(b, m, c):
         g.hits1 += 1
         return m
     return PASS

@@ -34,7 +34,6 @@ def test_the_positions_cover_every_question():
 
 @pytest.mark.parametrize("pos", POSITIONS, ids=repr)
 def test_position(pos):
-    b = Board(pos.size)
     b = pos.board()
     before = b.to_array().copy(), b.hash, [b.code(v) for v in _empties(b)]
     got, move = _answer(pos, b)

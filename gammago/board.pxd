@@ -40,6 +40,26 @@ cdef enum:
     CODE_ATARI_SHIFT = 16
     CODE_BITS = 20
 
+# Undoable moves, for tactical reading (pyx/tactics.pyx): board_try_play records the old value
+# of every array entry the move writes in a journal, and saves the small header (everything
+# before board_t.color) in an undo_t; board_undo puts both back. No copy of the board, no malloc.
+ctypedef struct jentry_t:
+    void* addr
+    uint64_t old
+    int size            # bytes: 1, 2, 4 or 8
+
+ctypedef struct journal_t:
+    jentry_t* e
+    int n               # entries in use
+    int cap
+
+cdef enum:
+    UNDO_HEADER = 768   # bytes of an undo_t's header copy (checked at import: >= the header)
+
+ctypedef struct undo_t:
+    int mark            # journal.n before the move
+    unsigned char header[UNDO_HEADER]
+
 ctypedef struct board_t:
     int size            # lines on the board (5..19)
     int W               # row stride: size + 2
@@ -58,6 +78,7 @@ ctypedef struct board_t:
     uint64_t hash       # Zobrist hash of the stones (not of the side to move)
     int nchanged        # points whose 3x3 code the last play changed, or -1: "too many"
     int16_t changed[MAX_CHANGED]
+    journal_t* journal  # while not NULL, every write below is recorded there (board_try_play)
     uint8_t color[MAX_PTS]
     int16_t head[MAX_PTS]       # per stone: the head point of its string
     int16_t next[MAX_PTS]       # per stone: next stone in its string's ring
@@ -79,6 +100,12 @@ cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept
 cdef void board_play(board_t* b, int p, int c) noexcept nogil   # p must be legal for c
 cdef void board_place_setup(board_t* b, int p, int c) noexcept nogil
 cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil
+
+# --- undoable moves (see journal_t) ---
+# Play p (legal for c, PASS allowed) recording what changes; 0 (and nothing played) when the
+# journal lacks room for this move. Undo the moves in the reverse order of playing them.
+cdef bint board_try_play(board_t* b, int p, int c, journal_t* j, undo_t* u) noexcept nogil
+cdef void board_undo(board_t* b, journal_t* j, const undo_t* u) noexcept nogil
 
 # --- queries ---
 cdef int board_first_lib(const board_t* b, int h) noexcept nogil

@@ -80,9 +80,6 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
 cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil          # global id, G_PAT3
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil
                                     # writes out[G_CAPTURE], out[G_EXTENSION], out[G_SELFATARI], out[G_ATARI]
-# liberties of c's string at p after c plays the empty point p, counted up to kmax (<= 4), the
-# stones the move captures included (the count feat_tactics uses for extension and self-atari)
-cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil
 cdef int feat_dist(const board_t* b, int p, int q, int base) noexcept nogil  # base = FB_DIST1 or FB_DIST2; q = b.last / b.last2
 cdef int feat_edge(const board_t* b, int p) noexcept nogil                   # global id, G_EDGE
 # code (absolute colours, as in board_t.code) -> local G_PAT3 id, for colour c to move; the

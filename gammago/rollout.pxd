@@ -144,10 +144,6 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
-# the vital point of a killable eye shape (straight / bent three, pyramid four, crossed / bulky
-# five, rabbity six) in an empty region touching `last` that stones of last's colour alone
-# enclose; PASS when there is none
-cdef int nakade_point(const board_t* b, int last) noexcept nogil
 # fill the policy seam with g (g stays owned by the caller)
 cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil
 # for tree.pxd's rollout_maker_t: arg is the gamma table (const double*); make allocates a

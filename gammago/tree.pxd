@@ -11,6 +11,7 @@ from gammago.board cimport board_t, MAX_PTS
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
 from gammago.rollout cimport gamma_policy_t
+from gammago.lgrf cimport lgrf_t
 
 cdef enum:
     NODE_LEAF = 0        # not expanded (yet)
@@ -65,28 +66,6 @@ ctypedef struct params_t:
     int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
     double crit              # progressive widening opens the unopened child with the highest
                              # rating + crit * criticality of its point (0: rating order)
-
-# LGRF-2 (Baier & Drake, "The Power of Forgetting", IEEE TCIAIG 2010): a policy_t that wraps a
-# worker's rollout policy. Reply tables (shared by the tree's threads, owned by tree_t):
-#   r1[(c-1)*npts + prev]                 the reply of colour c to the previous move prev
-#   r2[((c-1)*npts + prev2)*npts + prev]  ... to the previous two moves prev2, prev
-# PASS (0) means no entry; keys and replies are never PASS. Before asking the inner policy,
-# choose() plays the r2 reply, else the r1 reply, when it is empty, legal (simple ko, no suicide),
-# not an own true eye and no self-atari, unless the last move is in atari or put a string of the
-# side to move in atari (then the policy answers: it rates captures and escapes). played() passes every move to the inner policy; for the gamma policy
-# a move the inner policy did not choose is announced first by gamma_policy_premove, so its
-# incremental weights stay exact.
-ctypedef struct lgrf_t:
-    policy_t inner
-    gamma_policy_t* gamma    # inner.ctx when the inner policy is the gamma policy, else NULL
-    int16_t* r1              # the tree's tables (refreshed at every descent)
-    int16_t* r2
-    int npts
-    int64_t hits1            # rollout moves taken from r1 / r2, and all rollout moves chosen
-    int64_t hits2
-    int64_t moves
-    int check                # debug: verify every move chosen (and the gamma weights)
-    int64_t bad              # ... moves that were illegal, occupied or own eyes / weight errors
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)

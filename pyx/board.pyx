@@ -6,7 +6,7 @@ a C struct (see gammago/board.pxd), plus the thin Python `Board` class used by t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from libc.stdio cimport snprintf
-from libc.stdint cimport uint64_t, uint32_t, int16_t, uint8_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, int16_t, uint8_t
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 
 cdef extern from *:
@@ -34,12 +34,50 @@ cdef void _init_tables() noexcept nogil:
 
 _init_tables()
 
+cdef board_t _probe
+# bytes of board_t before its arrays: what board_try_play saves and board_undo puts back
+cdef size_t _HEADER = <size_t>(<char*>&_probe.color[0] - <char*>&_probe)
+if _HEADER > UNDO_HEADER:
+    raise ImportError(f"board_t's header is {_HEADER} bytes, undo_t keeps {UNDO_HEADER}")
+
+# ---------------------------------------------------------------------------------------------
+# Writes to the board's arrays: recorded in b.journal while one is attached (board_try_play).
+# Every write below the header (board_t.color onwards) goes through one of these.
+# ---------------------------------------------------------------------------------------------
+cdef inline void _log(board_t* b, void* a, int size, uint64_t old) noexcept nogil:
+    cdef journal_t* j = b.journal
+    cdef jentry_t* e = &j.e[j.n]
+    j.n += 1
+    e.addr = a
+    e.size = size
+    e.old = old
+
+cdef inline void _w8(board_t* b, uint8_t* a, uint8_t v) noexcept nogil:
+    if b.journal != NULL:
+        _log(b, a, 1, a[0])
+    a[0] = v
+
+cdef inline void _w16(board_t* b, int16_t* a, int v) noexcept nogil:
+    if b.journal != NULL:
+        _log(b, a, 2, <uint16_t>a[0])
+    a[0] = <int16_t>v
+
+cdef inline void _w32(board_t* b, uint32_t* a, uint32_t v) noexcept nogil:
+    if b.journal != NULL:
+        _log(b, a, 4, a[0])
+    a[0] = v
+
+cdef inline void _w64(board_t* b, uint64_t* a, uint64_t v) noexcept nogil:
+    if b.journal != NULL:
+        _log(b, a, 8, a[0])
+    a[0] = v
+
 # ---------------------------------------------------------------------------------------------
 # Small internal helpers
 # ---------------------------------------------------------------------------------------------
 cdef inline void _empty_add(board_t* b, int p) noexcept nogil:
-    b.empty_pos[p] = b.nempty
-    b.empty[b.nempty] = p
+    _w16(b, &b.empty_pos[p], b.nempty)
+    _w16(b, &b.empty[b.nempty], p)
     b.nempty += 1
 
 cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
@@ -47,8 +85,8 @@ cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
     cdef int q
     b.nempty -= 1
     q = b.empty[b.nempty]
-    b.empty[i] = q
-    b.empty_pos[q] = i
+    _w16(b, &b.empty[i], q)
+    _w16(b, &b.empty_pos[q], i)
 
 cdef inline void _mark_changed(board_t* b, int p) noexcept nogil:
     if b.nchanged >= 0:
@@ -62,7 +100,7 @@ cdef inline void _set_field(board_t* b, int q, int shift, uint32_t c) noexcept n
     # only empty points keep an exact code: a stone's point gets its code from scratch when
     # it is captured (_place), so stones and the border are skipped here
     if b.color[q] == EMPTY:
-        b.code[q] = (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift)
+        _w32(b, &b.code[q], (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift))
         _mark_changed(b, q)
 
 cdef inline void _set_neighbour_colour(board_t* b, int p, int c) noexcept nogil:
@@ -83,8 +121,8 @@ cdef inline bint _lib_add(board_t* b, int h, int p) noexcept nogil:
     cdef uint64_t bit = (<uint64_t>1) << (p & 63)
     if w[0] & bit:
         return 0
-    w[0] |= bit
-    b.nlibs[h] += 1
+    _w64(b, w, w[0] | bit)
+    _w16(b, &b.nlibs[h], b.nlibs[h] + 1)
     return 1
 
 cdef inline bint _lib_remove(board_t* b, int h, int p) noexcept nogil:
@@ -92,8 +130,8 @@ cdef inline bint _lib_remove(board_t* b, int h, int p) noexcept nogil:
     cdef uint64_t bit = (<uint64_t>1) << (p & 63)
     if not (w[0] & bit):
         return 0
-    w[0] &= ~bit
-    b.nlibs[h] -= 1
+    _w64(b, w, w[0] & ~bit)
+    _w16(b, &b.nlibs[h], b.nlibs[h] - 1)
     return 1
 
 cdef inline void _atari_bits(board_t* b, int q) noexcept nogil:
@@ -105,7 +143,7 @@ cdef inline void _atari_bits(board_t* b, int q) noexcept nogil:
         if (b.color[r] == BLACK or b.color[r] == WHITE) and b.nlibs[b.head[r]] == 1:
             code |= (<uint32_t>1) << (CODE_ATARI_SHIFT + k)
     if code != b.code[q]:
-        b.code[q] = code
+        _w32(b, &b.code[q], code)
         _mark_changed(b, q)
 
 cdef int board_first_lib(const board_t* b, int h) noexcept nogil:
@@ -252,7 +290,7 @@ cdef int _remove_string(board_t* b, int hd, int16_t* gained, int* ngained) noexc
     cdef int s = hd, k, q, n = 0, nxt, j
     while True:
         nxt = b.next[s]
-        b.color[s] = EMPTY
+        _w8(b, &b.color[s], EMPTY)
         b.hash ^= ZOB[o][s]
         _empty_add(b, s)
         _set_neighbour_colour(b, s, EMPTY)
@@ -270,7 +308,7 @@ cdef int _remove_string(board_t* b, int hd, int16_t* gained, int* ngained) noexc
         s = nxt
         if s == hd:
             break
-    b.atari_lib[hd] = 0
+    _w16(b, &b.atari_lib[hd], 0)
     b.captured[o] += n
     return n
 
@@ -279,18 +317,19 @@ cdef void _merge(board_t* b, int a, int c) noexcept nogil:
     cdef int s = c, w, n = 0
     cdef int tmp
     while True:
-        b.head[s] = a
+        _w16(b, &b.head[s], a)
         s = b.next[s]
         if s == c:
             break
     tmp = b.next[a]
-    b.next[a] = b.next[c]
-    b.next[c] = tmp
-    b.ssize[a] += b.ssize[c]
+    _w16(b, &b.next[a], b.next[c])
+    _w16(b, &b.next[c], tmp)
+    _w16(b, &b.ssize[a], b.ssize[a] + b.ssize[c])
     for w in range(b.nwords):
-        b.libs[a * b.nwords + w] |= b.libs[c * b.nwords + w]
+        if b.libs[c * b.nwords + w] & ~b.libs[a * b.nwords + w]:
+            _w64(b, &b.libs[a * b.nwords + w], b.libs[a * b.nwords + w] | b.libs[c * b.nwords + w])
         n += popcount64(b.libs[a * b.nwords + w])
-    b.nlibs[a] = n
+    _w16(b, &b.nlibs[a], n)
 
 cdef void _place(board_t* b, int p, int c) noexcept nogil:
     """Put a stone of c on empty point p, capture, merge, and bring every 3x3 code up to date."""
@@ -307,17 +346,18 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
 
     b.nchanged = 0
     _mark_changed(b, p)
-    b.color[p] = c
+    _w8(b, &b.color[p], c)
     b.hash ^= ZOB[c][p]
     _empty_remove(b, p)
     _set_neighbour_colour(b, p, c)
-    b.head[p] = p
-    b.next[p] = p
-    b.ssize[p] = 1
-    b.nlibs[p] = 0
-    b.atari_lib[p] = 0
+    _w16(b, &b.head[p], p)
+    _w16(b, &b.next[p], p)
+    _w16(b, &b.ssize[p], 1)
+    _w16(b, &b.nlibs[p], 0)
+    _w16(b, &b.atari_lib[p], 0)
     for w in range(b.nwords):
-        b.libs[p * b.nwords + w] = 0
+        if b.libs[p * b.nwords + w]:
+            _w64(b, &b.libs[p * b.nwords + w], 0)
     # one pass over the neighbours: liberties, captures, merges
     for k in range(4):
         q = p + b.off[k]
@@ -366,13 +406,13 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
             if b.atari_lib[hq]:
                 recompute[nre] = b.atari_lib[hq]
                 nre += 1
-            b.atari_lib[hq] = n
+            _w16(b, &b.atari_lib[hq], n)
         if n:
             recompute[nre] = n
             nre += 1
     hd = b.head[p]
     n = board_first_lib(b, hd) if b.nlibs[hd] == 1 else 0
-    b.atari_lib[hd] = n
+    _w16(b, &b.atari_lib[hd], n)
     if n:
         recompute[nre] = n
         nre += 1
@@ -385,7 +425,7 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
         # the ring of a captured string is intact: walk it from its start stone
         hq = q
         while True:
-            b.code[hq] = board_scratch_code(b, hq)
+            _w32(b, &b.code[hq], board_scratch_code(b, hq))
             _mark_changed(b, hq)
             hq = b.next[hq]
             if hq == q:
@@ -408,7 +448,46 @@ cdef void board_play(board_t* b, int p, int c) noexcept nogil:
     b.last = p
     b.nmoves += 1
     if b.nmoves < MAX_HIST:
-        b.hist[b.nmoves] = b.hash
+        _w64(b, &b.hist[b.nmoves], b.hash)
+
+cdef bint board_try_play(board_t* b, int p, int c, journal_t* j, undo_t* u) noexcept nogil:
+    cdef int k, q, h, n = 0
+    if p != PASS:
+        # room for the worst this move can write: its own point and neighbours, every stone
+        # it captures or joins (its head, colour, codes around it, liberties it gives) and the
+        # liberty words of the strings involved
+        for k in range(4):
+            q = p + b.off[k]
+            if b.color[q] == BLACK or b.color[q] == WHITE:
+                h = b.head[q]
+                if b.color[q] == c or b.nlibs[h] == 1:
+                    n += b.ssize[h]
+        if j.cap - j.n < 32 * n + 16 * b.nwords + 128:
+            return 0
+    elif j.cap - j.n < 2:
+        return 0
+    u.mark = j.n
+    memcpy(u.header, b, _HEADER)
+    b.journal = j
+    board_play(b, p, c)
+    b.journal = NULL
+    return 1
+
+cdef void board_undo(board_t* b, journal_t* j, const undo_t* u) noexcept nogil:
+    cdef int i
+    cdef jentry_t* e
+    for i in range(j.n - 1, u.mark - 1, -1):
+        e = &j.e[i]
+        if e.size == 1:
+            (<uint8_t*>e.addr)[0] = <uint8_t>e.old
+        elif e.size == 2:
+            (<uint16_t*>e.addr)[0] = <uint16_t>e.old
+        elif e.size == 4:
+            (<uint32_t*>e.addr)[0] = <uint32_t>e.old
+        else:
+            (<uint64_t*>e.addr)[0] = e.old
+    j.n = u.mark
+    memcpy(b, u.header, _HEADER)
 
 cdef void board_place_setup(board_t* b, int p, int c) noexcept nogil:
     """A setup stone (handicap, SGF AB/AW): no move is made, the history restarts here."""
@@ -913,6 +992,20 @@ cdef class Board:
         other._undo = list(self._undo)
         other.moves = list(self.moves)
         return other
+
+    def snapshot_bytes(self):
+        """The board struct's bytes: tests compare them to show that a read (or a move and its
+        undo) leaves every byte as it was."""
+        return self._snapshot()
+
+    def restore_bytes(self, bytes data not None):
+        """Put back bytes from snapshot_bytes() (of a board of any size); the Python-side
+        history (moves, undo) is cleared."""
+        if len(data) != sizeof(board_t):
+            raise ValueError(f"a board snapshot has {sizeof(board_t)} bytes, not {len(data)}")
+        self._restore(data)
+        self._undo = []
+        self.moves = []
 
     cdef bytes _snapshot(self):
         return PyBytes_FromStringAndSize(<char*>self.b, sizeof(board_t))

@@ -10,6 +10,7 @@ from libc.stdint cimport int32_t, int16_t, int64_t, uint16_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal,
                             board_check_move, code_swap, other, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, CODE_BITS, CODE_ATARI_SHIFT, MOVE_OK, MAX_HIST)
+from gammago.tactics cimport tac_neighbours, tac_join_libs, libs_after
 
 import numpy as np
 
@@ -176,103 +177,6 @@ cdef bint _next_to_own_atari(const board_t* b, int h, int c) noexcept nogil:
         if s == h:
             return 0
 
-cdef inline int _add_once(int16_t* a, int n, int q) noexcept nogil:
-    """Append q to a[0..n-1] unless it is there already; the new count."""
-    cdef int i
-    for i in range(n):
-        if a[i] == q:
-            return n
-    a[n] = q
-    return n + 1
-
-cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
-                            int* nown, int16_t* opp, int* nopp) noexcept nogil:
-    """p's empty neighbours into libs (their count is returned), the heads of c's strings next
-    to p into own[0..nown-1] and those of the opponent's into opp[0..nopp-1], each once."""
-    cdef int k, q, col, nlib = 0
-    nown[0] = 0
-    nopp[0] = 0
-    for k in range(4):
-        q = p + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            libs[nlib] = <int16_t>q
-            nlib += 1
-        elif col == c:
-            nown[0] = _add_once(own, nown[0], b.head[q])
-        elif col == 3 - c:
-            nopp[0] = _add_once(opp, nopp[0], b.head[q])
-    return nlib
-
-cdef int _join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
-                    const int16_t* capd, int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
-    """Liberties of c's string at p after c plays the empty point p, counted up to kmax (<= 4):
-    libs[0..nlib-1] holds p's empty neighbours, own[] the heads of c's strings next to p, capd[]
-    those of the opponent's strings next to p in atari (the move captures them). The captured
-    stones next to p or to a joining string become liberties."""
-    cdef int i, j, k, w, q, h, s, r
-    cdef uint64_t x
-    if nlib >= kmax:
-        return kmax
-    for i in range(nown):
-        h = own[i]
-        for w in range(b.nwords):
-            x = b.libs[h * b.nwords + w]
-            while x and nlib < kmax:
-                q = (w << 6) + __builtin_ctzll(x)
-                x &= x - 1
-                if q != p:
-                    nlib = _add_once(libs, nlib, q)
-            if nlib >= kmax:
-                return kmax
-    # captured stones next to p, then those next to the strings that join p
-    for i in range(ncapd):
-        for k in range(4):
-            q = p + b.off[k]
-            if b.color[q] == 3 - c and b.head[q] == capd[i] and nlib < kmax:
-                nlib = _add_once(libs, nlib, q)
-    for i in range(ncapd):
-        if nlib >= kmax:
-            break
-        s = capd[i]
-        while nlib < kmax:
-            for k in range(4):
-                r = s + b.off[k]
-                if b.color[r] == c:
-                    h = b.head[r]
-                    for j in range(nown):
-                        if own[j] == h:
-                            nlib = _add_once(libs, nlib, s)
-                            break
-            s = b.next[s]
-            if s == capd[i]:
-                break
-    return nlib
-
-cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
-    cdef int i, nown, nopp, ncapd = 0, nlib
-    cdef int16_t own[4]
-    cdef int16_t opp[4]
-    cdef int16_t capd[4]
-    cdef int16_t libs[4]
-    cdef int k, q, ne = 0
-    # the common answers first: kmax empty neighbours, or a string of c next to p with more
-    # than kmax liberties
-    for k in range(4):
-        q = p + b.off[k]
-        if b.color[q] == EMPTY:
-            ne += 1
-        elif b.color[q] == c and b.nlibs[b.head[q]] > kmax:
-            return kmax
-    if ne >= kmax:
-        return kmax
-    nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
-    for i in range(nopp):
-        if b.nlibs[opp[i]] == 1:
-            capd[ncapd] = opp[i]
-            ncapd += 1
-    return _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
-
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     cdef int o = other(c)
     cdef int h, i, j
@@ -288,7 +192,7 @@ cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept no
     out[G_EXTENSION] = FB_EXTENSION
     out[G_SELFATARI] = FB_SELFATARI
     out[G_ATARI] = FB_ATARI
-    nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
+    nlib = tac_neighbours(b, p, c, libs, own, &nown, opp, &nopp)
     # captures and ataris on opponent strings
     for i in range(nopp):
         h = opp[i]
@@ -323,7 +227,7 @@ cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept no
             own_atari = 1
             if last != PASS and _touches(b, last, h):
                 ext_new = 1
-    nlib = _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, 3)
+    nlib = tac_join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, 3)
     if own_atari and nlib >= 2:
         out[G_EXTENSION] = FB_EXTENSION + 1 + (0 if ext_new else 2) + (1 if nlib >= 3 else 0)
     if nlib == 1 and ncap == 0:

@@ -14,8 +14,9 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
+from gammago.tactics cimport libs_after, tac_nakade_point
+from gammago.tail cimport tail_choose
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
-                               libs_after,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
@@ -35,8 +36,7 @@ cdef enum:
     F_DIRTY = 1
     F_L = 2
     F_K = 4
-    TAIL_TRIES = 10  # random draws of the light tail before it takes any legal non-eye point
-    TAIL_SHAPES_DEFAULT = 1   # GammaPolicy: the light tail tries Mogo's shapes (_tail_shape)
+    TAIL_SHAPES_DEFAULT = 1   # GammaPolicy: the light tail tries Mogo's shapes (pyx/tail.pyx)
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and tables
@@ -792,258 +792,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     g.cache_nk = g.nk[c]
     g.cache_kostate = g.kostate[c]
 
-cdef int nakade_point(const board_t* b, int last) noexcept nogil:
-    """The vital point of a killable eye shape next to the last move: an empty region of 3 to
-    6 points that touches `last` and that stones of last's colour alone enclose (with the
-    edge), shaped so that one stone on the vital point leaves one eye: straight or bent three,
-    pyramid four, crossed or bulky five, rabbity six. The shapes are told apart by how many
-    region neighbours each point has (as Fuego's GoEyeUtil and Pachi's nakade do): the vital
-    point is the one point with the most. PASS when there is none. (Marking the regions
-    already flooded from another neighbour of last, or bitmaps for the membership tests, cost
-    more instructions than the short scans: callgrind.)"""
-    cdef int reg[6]
-    cdef int cnt[5]
-    cdef int k, j, i, n, q, s, e, col, own, ok, d, t, best, bestd, nbest
-    if last == PASS:
-        return PASS
-    own = b.color[last]
-    if own != BLACK and own != WHITE:
-        return PASS
-    for k in range(4):
-        q = last + b.off[k]
-        if b.color[q] != EMPTY:
-            continue
-        # flood the empty region from q: at most 6 points, no stone of the other colour around
-        reg[0] = q
-        n = 1
-        i = 0
-        ok = 1
-        while i < n and ok:
-            s = reg[i]
-            i += 1
-            for j in range(4):
-                e = s + b.off[j]
-                col = b.color[e]
-                if col == EMPTY:
-                    for t in range(n):
-                        if reg[t] == e:
-                            break
-                    else:
-                        if n == 6:
-                            ok = 0
-                            break
-                        reg[n] = e
-                        n += 1
-                elif col == 3 - own:
-                    ok = 0
-                    break
-        if not ok or n < 3:
-            continue
-        for d in range(5):
-            cnt[d] = 0
-        best = PASS
-        bestd = -1
-        nbest = 0
-        for i in range(n):
-            d = 0
-            for j in range(4):
-                e = reg[i] + b.off[j]
-                for t in range(n):
-                    if reg[t] == e:
-                        d += 1
-                        break
-            cnt[d] += 1
-            if d > bestd:
-                bestd = d
-                best = reg[i]
-                nbest = 1
-            elif d == bestd:
-                nbest += 1
-        if nbest != 1:
-            continue
-        if ((n == 3 and cnt[1] == 2 and cnt[2] == 1) or               # straight / bent three
-                (n == 4 and cnt[1] == 3 and cnt[3] == 1) or           # pyramid four
-                (n == 5 and cnt[1] == 4 and cnt[4] == 1) or           # crossed five
-                (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
-                (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1)):    # rabbity six
-            return best
-    return PASS
-
-# ---------------------------------------------------------------------------------------------
-# The light tail (gamma_policy_t.light_after): after a playout's first light_after moves the
-# gamma weights are no longer kept (their upkeep is most of a move's cost) and moves follow a
-# few rules, as Mogo's and Pachi's playouts do: capture the string of the last move when it is
-# in atari; save a string of the mover that the last move put in atari, by extending when that
-# leaves it two liberties or by capturing a string next to it (one of these, uniformly);
-# else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
-# last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
-# eye and is no self-atari of a string of two or more stones (TAIL_TRIES draws, then any legal
-# non-eye point).
-# ---------------------------------------------------------------------------------------------
-cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
-    """c playing p joins a string of c and leaves it one liberty or none."""
-    cdef int k
-    for k in range(4):
-        if b.color[p + b.off[k]] == c:
-            return libs_after(b, p, c, 2) < 2
-    return 0
-
-cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
-    """A rule's answer to the last move (see above), or -1 when no rule applies."""
-    cdef int c = b.to_move, last = b.last, k, q, h, p, s, k2, q2, n = 0, m = 0, i
-    cdef int cand[24]
-    if last == PASS or b.color[last] != 3 - c:
-        return -1
-    h = b.head[last]
-    if b.nlibs[h] == 1:
-        cand[n] = board_first_lib(b, h)
-        n += 1
-    for k in range(4):
-        q = last + b.off[k]
-        if b.color[q] != c or b.nlibs[b.head[q]] != 1 or n >= 20:
-            continue
-        h = b.head[q]
-        p = board_first_lib(b, h)
-        if libs_after(b, p, c, 2) >= 2:
-            cand[n] = p
-            n += 1
-        s = h
-        while n < 20:
-            for k2 in range(4):
-                q2 = s + b.off[k2]
-                if b.color[q2] == 3 - c and b.nlibs[b.head[q2]] == 1 and n < 20:
-                    cand[n] = board_first_lib(b, b.head[q2])
-                    n += 1
-            s = b.next[s]
-            if s == h:
-                break
-    for i in range(n):
-        p = cand[i]
-        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-            cand[m] = p
-            m += 1
-    if m == 0:
-        return -1
-    return cand[rng_below(r, m)]
-
-cdef uint8_t TAIL_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
-
-# Mogo's 3x3 playout shapes (Gelly, Wang, Munos, Teytaud 2006, "Modification of UCT with
-# patterns in Monte-Carlo Go", fig. 2-5, as Michi lists them), the move at the centre: X and O
-# stones of either side, . empty, ? anything, x not X (empty, O or edge), o not O, # off the
-# board. They match in every rotation and reflection and with the colours swapped.
-TAIL_SHAPES_SRC = (
-        ("XOX", "...", "???"),   # hane enclosing a stone
-        ("XO.", "...", "?.?"),   # hane that leaves no cut
-        ("XO?", "X..", "x.?"),   # magari
-        (".O.", "X..", "..."),   # diagonal attachment
-        ("XO?", "O.o", "?o?"),   # unprotected cut
-        ("XO?", "O.X", "???"),   # peeping cut
-        ("?X?", "O.O", "ooo"),   # cut between two stones
-        ("OX?", "o.O", "???"),   # keima cut
-        ("X.?", "O.?", "###"),   # edge: chase
-        ("OX?", "X.O", "###"),   # edge: block the cut
-        ("?X?", "x.O", "###"),   # edge: block the connection
-        ("?XO", "x.x", "###"),   # edge: sagari
-        ("?OX", "X.O", "###"),   # edge: cut
-)
-
-def _tail_shape_codes():
-    """The colour codes (board_t.code & 0xFFFF) of the empty points where one of
-    TAIL_SHAPES_SRC matches: numpy bool[65536]."""
-    import numpy as np
-    allowed = {"X": (BLACK,), "O": (WHITE,), ".": (EMPTY,), "?": (EMPTY, BLACK, WHITE, BORDER),
-               "x": (EMPTY, WHITE, BORDER), "o": (EMPTY, BLACK, BORDER), "#": (BORDER,)}
-    # grid cell (row, col) -> field k of the code (board.pxd: k 0..3 orthogonal -W, +1, +W, -1;
-    # 4..7 diagonal -W+1, +W+1, +W-1, -W-1)
-    field = {(0, 1): 0, (1, 2): 1, (2, 1): 2, (1, 0): 3, (0, 2): 4, (2, 2): 5, (2, 0): 6, (0, 0): 7}
-    match = np.zeros(65536, dtype=bool)
-    swap = str.maketrans("XOxo", "OXox")
-    for rows in TAIL_SHAPES_SRC:
-        variants = set()
-        grid = tuple(rows)
-        for _ in range(4):
-            grid = tuple("".join(grid[2 - c][r] for c in range(3)) for r in range(3))  # rotate
-            for g in (grid, tuple(r[::-1] for r in grid)):                             # mirror
-                variants.add(g)
-                variants.add(tuple(r.translate(swap) for r in g))
-        for g in variants:
-            # every code the variant allows: the sums over the fields of colour << 2k
-            codes = np.zeros(1, dtype=np.int64)
-            for (r, c), k in field.items():
-                codes = (codes[:, None] | (np.array(allowed[g[r][c]]) << (2 * k))[None, :]).ravel()
-            match[codes] = True
-    return match
-
-def tail_shape_moves(Board board not None):
-    """The points where the light tail would answer the last move with a Mogo shape
-    (_shape_points), as vertices; [] when it would not."""
-    cdef int cand[8]
-    cdef int i, n = _shape_points(board.b, cand)
-    return [board.vertex(cand[i]) for i in range(n)]
-
-def _fill_tail_shapes():
-    cdef int i
-    m = _tail_shape_codes()
-    memset(TAIL_SHAPES, 0, sizeof(TAIL_SHAPES))
-    for i in range(65536):
-        if m[i]:
-            TAIL_SHAPES[i >> 3] |= <uint8_t>(1 << (i & 7))
-
-_fill_tail_shapes()
-
-cdef inline bint _shape_move(const board_t* b, int q, int c) noexcept nogil:
-    """q is empty, a Mogo shape matches there, and c may play it: legal, not c's own eye, no
-    self-atari (a single stone included)."""
-    cdef uint32_t code
-    if b.color[q] != EMPTY:
-        return 0
-    code = b.code[q] & 0xFFFF
-    if not (TAIL_SHAPES[code >> 3] >> (code & 7)) & 1:
-        return 0
-    return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and libs_after(b, q, c, 2) >= 2
-
-cdef int _shape_points(const board_t* b, int* cand) noexcept nogil:
-    """The empty 8 neighbours of the last move where a Mogo shape matches (TAIL_SHAPES) and the
-    side to move may play (_shape_move), into cand[0..7]; their count."""
-    cdef int c = b.to_move, last = b.last, k, q, n = 0
-    if last == PASS:
-        return 0
-    for k in range(8):
-        q = last + b.off[k]
-        if _shape_move(b, q, c):
-            cand[n] = q
-            n += 1
-    return n
-
-cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
-    """A uniform choice among the shape points around the last move (_shape_points); -1 when
-    there is none."""
-    cdef int cand[8]
-    cdef int n = _shape_points(b, cand)
-    if n == 0:
-        return -1
-    return cand[rng_below(r, n)]
-
-cdef int tail_choose(board_t* b, rng_t* r, int shapes) noexcept nogil:
-    """The light tail's move for b.to_move (shapes: try the Mogo shapes around the last move
-    after the capture and escape rules)."""
-    cdef int c = b.to_move, i, p, n = b.nempty
-    p = _tail_reply(b, r)
-    if p >= 0:
-        return p
-    if shapes:
-        p = _tail_shape(b, r)
-        if p >= 0:
-            return p
-    if n == 0:
-        return PASS
-    for i in range(TAIL_TRIES):
-        p = b.empty[rng_below(r, n)]
-        if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not _joins_selfatari(b, p, c):
-            return p
-    return light_choose(NULL, b, r)
-
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int c = b.to_move, m
@@ -1061,7 +809,7 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     if g.nakade > 0 and b.last != PASS:
         # the vital point of an eye shape the last move closed, when c may play it (a base
         # weight > 0: legal, not c's own eye)
-        m = nakade_point(b, b.last)
+        m = tac_nakade_point(b, b.last)
         if m != PASS and g.w[c][m] > 0 and (g.nakade >= 1 or rng_unit(r) < g.nakade):
             g.n_nakade += 1
             gamma_policy_premove(g, b, m)
@@ -1438,9 +1186,9 @@ def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
 
 
 def vital_point(Board board not None):
-    """The vertex nakade_point finds after board's last move (the vital point of a killable eye
+    """The vertex tac_nakade_point finds after board's last move (the vital point of a killable eye
     shape that the last move's colour encloses next to it), or None."""
-    cdef int p = nakade_point(board.b, board.b.last)
+    cdef int p = tac_nakade_point(board.b, board.b.last)
     return None if p == PASS else board.vertex(p)
 
 

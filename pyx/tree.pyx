@@ -19,6 +19,8 @@ from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_r
                               playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
+from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
+from gammago.prior cimport prior_cheap, prior_gamma, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
 
@@ -120,214 +122,6 @@ cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
     return 1
 
 # =============================================================================================
-# Priors: the default cheap rating (captures, escapes, self-atari, nearness to the last move,
-# the edge). A gamma prior plugs in through the same prior_t hook.
-# =============================================================================================
-cdef void _cheap_rate(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
-                      float* out) noexcept nogil:
-    cdef int i, k, p, q, h, col, w, nl, cap, save, atari, line, row, colm, dr, dc
-    cdef int o = 3 - c
-    cdef uint64_t u[LIB_WORDS]
-    cdef double r
-    for i in range(n):
-        p = moves[i]
-        if p == PASS:
-            out[i] = 1.0 if b.npass > 0 else 0.001
-            continue
-        memset(u, 0, sizeof(u))
-        cap = 0
-        save = 0
-        atari = 0
-        for k in range(4):
-            q = p + b.off[k]
-            col = b.color[q]
-            if col == EMPTY:
-                u[q >> 6] |= (<uint64_t>1) << (q & 63)
-            elif col == c:
-                h = b.head[q]
-                for w in range(b.nwords):
-                    u[w] |= b.libs[h * b.nwords + w]
-                if b.nlibs[h] == 1 and b.ssize[h] > save:
-                    save = b.ssize[h]
-            elif col == o:
-                h = b.head[q]
-                if b.nlibs[h] == 1:
-                    cap += b.ssize[h]
-                elif b.nlibs[h] == 2:
-                    atari += 1
-        u[p >> 6] &= ~((<uint64_t>1) << (p & 63))
-        nl = 0
-        for w in range(b.nwords):
-            nl += popcount64(u[w])
-        if cap:
-            nl += 1
-        r = 1.0
-        if cap:
-            r *= 6.0 + (cap if cap < 10 else 10)
-        if save:
-            if nl >= 3:
-                r *= 8.0
-            elif nl == 2:
-                r *= 2.0
-        if nl <= 1 and not cap:
-            r *= 0.05          # self-atari
-        elif atari:
-            r *= 1.8
-        if b.last != PASS:
-            dr = p // b.W - b.last // b.W
-            dc = p % b.W - b.last % b.W
-            if dr < 0:
-                dr = -dr
-            if dc < 0:
-                dc = -dc
-            if dr <= 1 and dc <= 1:
-                r *= 3.0
-            elif dr + dc <= 3:
-                r *= 1.5
-        row = p // b.W - 1
-        colm = p % b.W - 1
-        line = row
-        if colm < line:
-            line = colm
-        if b.size - 1 - row < line:
-            line = b.size - 1 - row
-        if b.size - 1 - colm < line:
-            line = b.size - 1 - colm
-        if line == 0 and not cap and not save:
-            r *= 0.2
-        elif (line == 2 or line == 3) and b.nempty > b.size * b.size * 3 // 4:
-            r *= 1.5
-        out[i] = <float>r
-
-cdef void _gamma_rate(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
-                      float* out) noexcept nogil:
-    """The gamma prior: the product of the move's feature gammas (gammago/features.pxd)."""
-    cdef const double* gamma = <const double*>ctx
-    cdef int32_t ids[NGROUPS]
-    cdef int i
-    for i in range(n):
-        move_features(b, moves[i], c, ids)
-        out[i] = <float>team_gamma(gamma, ids)
-
-# ---------------------------------------------------------------------------------------------
-# Ladder tactics on top of any prior: an escape from atari into a working ladder is rated down,
-# an atari that starts a working ladder is rated up (the rollouts do not read ladders).
-# ---------------------------------------------------------------------------------------------
-cdef enum:
-    LADDER_BUDGET = 120      # reading nodes per question; out of budget means "escapes"
-cdef double LADDER_ESCAPE_FACTOR = 1e-4   # 4 decades: the bottom of the log-scaled rating
-cdef double LADDER_ATARI_FACTOR = 4.0
-
-cdef bint _ladder_dies(const board_t* b, int stone, int attacker, int* budget) noexcept nogil:
-    """The defender (to move on b) owns the string at stone, in atari. True when it cannot
-    escape: no capture of an adjacent attacker string in atari, and extending leaves at most
-    two liberties that the attacker keeps turning into atari."""
-    cdef int defender = 3 - attacker
-    cdef int hd = b.head[stone], s, k, q, lib, i, nl
-    cdef int16_t libs[2]
-    cdef bint dies
-    cdef board_t* nb
-    budget[0] -= 1
-    if budget[0] <= 0:
-        return 0
-    s = hd
-    while True:                          # a counter-capture saves it
-        for k in range(4):
-            q = s + b.off[k]
-            if b.color[q] == attacker and b.nlibs[b.head[q]] == 1:
-                return 0
-        s = b.next[s]
-        if s == hd:
-            break
-    lib = board_first_lib(b, hd)
-    if board_check_move(b, lib, defender, 0) != MOVE_OK:
-        return 1
-    nb = <board_t*>malloc(sizeof(board_t))
-    if nb == NULL:
-        return 0
-    board_copy(nb, b)
-    board_play(nb, lib, defender)
-    nl = nb.nlibs[nb.head[stone]]
-    if nl >= 3:
-        dies = 0
-    elif nl <= 1:
-        dies = 1
-    else:
-        dies = 0
-        board_lib_list(nb, nb.head[stone], libs)
-        for i in range(2):
-            if _atari_kills(nb, libs[i], stone, attacker, budget):
-                dies = 1
-                break
-    free(nb)
-    return dies
-
-cdef bint _atari_kills(const board_t* b, int a, int stone, int attacker, int* budget) noexcept nogil:
-    """The attacker (to move on b) plays a, a liberty of the defender string at stone: True when
-    that leaves it in atari and it then dies in the ladder."""
-    cdef board_t* nb
-    cdef bint dies = 0
-    if board_check_move(b, a, attacker, 0) != MOVE_OK:
-        return 0
-    nb = <board_t*>malloc(sizeof(board_t))
-    if nb == NULL:
-        return 0
-    board_copy(nb, b)
-    board_play(nb, a, attacker)
-    if nb.color[stone] != EMPTY and nb.nlibs[nb.head[stone]] == 1 and nb.nlibs[nb.head[a]] > 1:
-        dies = _ladder_dies(nb, stone, attacker, budget)
-    free(nb)
-    return dies
-
-cdef void _ladder_adjust(const board_t* b, int c, const int16_t* moves, int n, float* r) noexcept nogil:
-    cdef int i, k, p, q, h, escape, atari, budget
-    cdef int o = 3 - c
-    cdef board_t* nb = NULL
-    for i in range(n):
-        p = moves[i]
-        if p == PASS:
-            continue
-        escape = 0
-        atari = 0
-        for k in range(4):
-            q = p + b.off[k]
-            if b.color[q] == c and b.nlibs[b.head[q]] == 1:
-                escape = q
-            elif b.color[q] == o:
-                h = b.head[q]
-                if b.nlibs[h] == 1:        # a capture: no ladder question
-                    escape = 0
-                    atari = 0
-                    break
-                if b.nlibs[h] == 2:
-                    atari = q
-        if not escape and not atari:
-            continue
-        if nb == NULL:
-            nb = <board_t*>malloc(sizeof(board_t))
-            if nb == NULL:
-                return
-        board_copy(nb, b)
-        board_play(nb, p, c)
-        budget = LADDER_BUDGET
-        if escape and nb.nlibs[nb.head[p]] == 2:
-            # our string escaped into two liberties: does the opponent ladder it?
-            nb.to_move = o
-            if (_atari_kills(nb, _lib_at(nb, p, 0), p, o, &budget)
-                    or _atari_kills(nb, _lib_at(nb, p, 1), p, o, &budget)):
-                r[i] *= LADDER_ESCAPE_FACTOR
-        elif atari and nb.color[atari] == o and nb.nlibs[nb.head[atari]] == 1 \
-                and nb.nlibs[nb.head[p]] > 1:
-            if _ladder_dies(nb, atari, c, &budget):
-                r[i] *= LADDER_ATARI_FACTOR
-    free(nb)
-
-cdef inline int _lib_at(const board_t* b, int stone, int i) noexcept nogil:
-    cdef int16_t libs[MAX_PTS]
-    board_lib_list(b, b.head[stone], libs)
-    return libs[i]
-
-# =============================================================================================
 # Descent: expansion, one playout, backup
 # =============================================================================================
 ctypedef struct rated_t:
@@ -373,7 +167,7 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
     else:
         t.prior.rate(t.prior.ctx, b, c, moves, n, r)
     if t.ladders:
-        _ladder_adjust(b, c, moves, n, r)
+        prior_ladders(b, c, moves, n, r)
     best[0] = 0
     total[0] = 0
     for i in range(n):
@@ -552,7 +346,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     if t.prm.rave:
         _amaf_update(t, w, depth, seq, seqcol, nseq, res2)
     if t.prm.lgrf:
-        _lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
+        lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
     w.playouts += 1
     if t.prm.crit > 0 and (w.playouts % CRIT_EVERY) == 0:
         _crit_refresh(t)
@@ -587,145 +381,6 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
             if m != PASS and first[m] == c:
                 gg_add32(&ch.amaf_visits, 1)
                 gg_add32(&ch.amaf_wins2, res2 if c == BLACK else 2 - res2)
-
-# =============================================================================================
-# Rollouts: Last-Good-Reply-with-Forgetting (LGRF-2; the tables and the wrapper: tree.pxd)
-# =============================================================================================
-cdef inline int64_t _lg1(int n, int c, int prev) noexcept nogil:
-    """Index in the 1-move reply table (2 x n): colour c's reply to prev."""
-    return (c - 1) * <int64_t>n + prev
-
-cdef inline int64_t _lg2(int n, int c, int prev2, int prev) noexcept nogil:
-    """Index in the 2-move reply table (2 x n x n): colour c's reply to prev2 then prev."""
-    return ((c - 1) * <int64_t>n + prev2) * n + prev
-
-cdef inline bint _lgrf_ok(const board_t* b, int m, int c) noexcept nogil:
-    return b.color[m] == EMPTY and not board_is_eye(b, m, c) and board_is_legal(b, m, c)
-
-cdef void _lgrf_setboard(void* ctx, board_t* b) noexcept nogil:
-    cdef lgrf_t* g = <lgrf_t*>ctx
-    g.inner.setboard(g.inner.ctx, b)
-
-cdef void _lgrf_played(void* ctx, board_t* b, int m) noexcept nogil:
-    cdef lgrf_t* g = <lgrf_t*>ctx
-    g.inner.played(g.inner.ctx, b, m)
-
-cdef inline bint _lgrf_selfatari(const board_t* b, int m, int c) noexcept nogil:
-    """Playing m leaves c's string there with at most one liberty and captures nothing."""
-    cdef uint64_t u[LIB_WORDS]
-    cdef int k, q, col, h, wd, nl = 0
-    memset(u, 0, sizeof(u))
-    for k in range(4):
-        q = m + b.off[k]
-        col = b.color[q]
-        if col == EMPTY:
-            u[q >> 6] |= (<uint64_t>1) << (q & 63)
-        elif col == c:
-            h = b.head[q]
-            for wd in range(b.nwords):
-                u[wd] |= b.libs[h * b.nwords + wd]
-        elif col == 3 - c and b.nlibs[b.head[q]] == 1:
-            return False
-    u[m >> 6] &= ~((<uint64_t>1) << (m & 63))
-    for wd in range(b.nwords):
-        nl += popcount64(u[wd])
-    return nl <= 1
-
-cdef int _lgrf_reply(lgrf_t* g, const board_t* b) noexcept nogil:
-    """The stored reply for the side to move (to the last two moves, else to the last one) when
-    it can be played and is no self-atari; PASS when none applies, and when the last move is in
-    atari or put a string of the side to move in atari (tactics are the policy's). Plain LGRF-2
-    (no such checks) lost 18-80-2 to LGRF off (9x9, 2000 playouts a move). Each entry is read
-    once (another thread may be writing it) and checked before use."""
-    cdef int c = b.to_move, prev = b.last, prev2 = b.last2, n = g.npts, m
-    cdef int k, q
-    if prev == PASS or g.r1 == NULL or b.npts != n:
-        return PASS
-    # tactics first: when the last move is in atari or put one of ours in atari, the policy
-    # (which rates captures and escapes) decides
-    if b.color[prev] != EMPTY and b.nlibs[b.head[prev]] == 1:
-        return PASS
-    for k in range(4):
-        q = prev + b.off[k]
-        if b.color[q] == c and b.nlibs[b.head[q]] == 1:
-            return PASS
-    if prev2 != PASS:
-        m = g.r2[_lg2(n, c, prev2, prev)]
-        if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
-            g.hits2 += 1
-            return m
-    m = g.r1[_lg1(n, c, prev)]
-    if m != PASS and _lgrf_ok(b, m, c) and not _lgrf_selfatari(b, m, c):
-        g.hits1 += 1
-        return m
-    return PASS
-
-cdef int _lgrf_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
-    cdef lgrf_t* g = <lgrf_t*>ctx
-    cdef int c = b.to_move
-    cdef int m = _lgrf_reply(g, b)
-    cdef char msg[256]
-    g.moves += 1
-    if m != PASS:
-        if g.gamma != NULL:
-            gamma_policy_premove(g.gamma, b, m)     # the gamma policy did not choose it
-    else:
-        # check > 1: the gamma weights, kept incrementally across the replies the policy did
-        # not choose, against a recomputation (its choose() flushes the same way next)
-        if g.check > 1 and g.gamma != NULL and gamma_policy_check(g.gamma, b, msg, 256):
-            g.bad += 1
-        m = g.inner.choose(g.inner.ctx, b, r)
-    if g.check and m != PASS and not _lgrf_ok(b, m, c):
-        g.bad += 1
-    return m
-
-cdef void _lgrf_wrap(lgrf_t* g, policy_t* wrapper, policy_t* inner, gamma_policy_t* gamma) noexcept nogil:
-    g.inner = inner[0]
-    g.gamma = gamma
-    g.r1 = NULL
-    g.r2 = NULL
-    g.npts = 0
-    g.hits1 = 0
-    g.hits2 = 0
-    g.moves = 0
-    g.bad = 0
-    wrapper.ctx = g
-    wrapper.setboard = _lgrf_setboard
-    wrapper.choose = _lgrf_choose
-    wrapper.played = _lgrf_played
-
-cdef void _lgrf_update(int16_t* r1, int16_t* r2, int n, const int16_t* mv, const uint8_t* col,
-                       int nmv, int start, int res2) noexcept nogil:
-    """Learn from one playout's moves mv[0..nmv) (colours col) for the moves from index start on:
-    the winner's reply to the previous move (and to the previous two) is stored, the loser's is
-    forgotten where it is the stored one. res2: 2 Black won, 0 White won, 1 jigo (no update).
-    Passes are neither keys nor replies."""
-    cdef int i, m, c, prev, prev2, win
-    cdef int64_t k
-    if res2 == 1 or r1 == NULL:
-        return
-    win = BLACK if res2 == 2 else WHITE
-    if start < 1:
-        start = 1
-    for i in range(start, nmv):
-        m = mv[i]
-        prev = mv[i - 1]
-        if m == PASS or prev == PASS:
-            continue
-        c = col[i]
-        k = _lg1(n, c, prev)
-        if c == win:
-            r1[k] = <int16_t>m
-        elif r1[k] == m:
-            r1[k] = PASS
-        if i >= 2:
-            prev2 = mv[i - 2]
-            if prev2 != PASS:
-                k = _lg2(n, c, prev2, prev)
-                if c == win:
-                    r2[k] = <int16_t>m
-                elif r2[k] == m:
-                    r2[k] = PASS
 
 # =============================================================================================
 # Criticality (Coulom, "Criticality: a Monte-Carlo heuristic for Go programs", 2009; Ray and
@@ -930,7 +585,7 @@ cdef class Search:
         self.t.cap = max_nodes
         self.t.alloc = max_nodes
         self.t.prior.ctx = NULL
-        self.t.prior.rate = _cheap_rate
+        self.t.prior.rate = prior_cheap
         self.maker.arg = NULL
         self.maker.make = _light_make
         self.maker.release = _no_release
@@ -990,7 +645,7 @@ cdef class Search:
         if table is None:
             self._gamma = None
             self.t.prior.ctx = NULL
-            self.t.prior.rate = _cheap_rate
+            self.t.prior.rate = prior_cheap
             return
         a = np.ascontiguousarray(table, dtype=np.float64)
         if a.ndim != 1 or a.shape[0] != NFEAT:
@@ -1000,7 +655,7 @@ cdef class Search:
         cdef double[::1] view = a
         self._gamma = a
         self.t.prior.ctx = <void*>&view[0]
-        self.t.prior.rate = _gamma_rate
+        self.t.prior.rate = prior_gamma
 
     def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
@@ -1236,9 +891,9 @@ cdef class Search:
             return (PASS, PASS)
         if not (0 <= prev < n and 0 <= prev2 < n):
             raise ValueError(f"points must be in [0, {n}), not {prev2}, {prev}")
-        return (self.t.lgrf2[_lg2(n, color, prev2, prev)] if prev2 != PASS and prev != PASS
+        return (self.t.lgrf2[lgrf_lg2(n, color, prev2, prev)] if prev2 != PASS and prev != PASS
                 else PASS,
-                self.t.lgrf1[_lg1(n, color, prev)] if prev != PASS else PASS)
+                self.t.lgrf1[lgrf_lg1(n, color, prev)] if prev != PASS else PASS)
 
     def lgrf_choose(self, Board board, unsigned long long seed=1):
         """The move worker 0's LGRF rollout policy picks on (a copy of) board, after prepare():
@@ -1281,7 +936,7 @@ cdef class Search:
                 raise ValueError(f"bad move {moves[k]} or colour {colors[k]} at index {k}")
             mv[k] = moves[k]
             col[k] = colors[k]
-        _lgrf_update(self.t.lgrf1, self.t.lgrf2, self.t.lgrf_npts, mv, col, n, start, result)
+        lgrf_update(self.t.lgrf1, self.t.lgrf2, self.t.lgrf_npts, mv, col, n, start, result)
 
     # --- running ---
     def prepare(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
@@ -1314,7 +969,7 @@ cdef class Search:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail_shapes = self._tail_shapes
-            _lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
+            lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)
             self.workers[i].lg.check = self._check

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from scipy import stats
 
 from gammago import features as F
-from gammago import rollout
+from gammago import rollout, tail
 from gammago.board import Board, parse_vertex
 
 
@@ -500,7 +500,7 @@ SYMMETRIES = [lambda r, c: (r, c), lambda r, c: (-r, c), lambda r, c: (r, -c),
 
 
 def _shape_at(a, row, col, src):
-    """Whether shape src (rollout.TAIL_SHAPES_SRC) matches the empty point (row, col) of the
+    """Whether shape src (tail.TAIL_SHAPES_SRC) matches the empty point (row, col) of the
     colour array a (0 empty, 1 black, 2 white; off the board: 3) in some symmetry and
     colouring, read cell by cell."""
     n = a.shape[0]
@@ -522,7 +522,7 @@ def _shape_at(a, row, col, src):
 def test_tail_shape_table_matches_reading_the_board():
     # every empty point of random positions (edges and corners included): the table lookup
     # through the incremental 3x3 code says what reading the 8 neighbours off the board says
-    table = rollout._tail_shape_codes()
+    table = tail._tail_shape_codes()
     seen = {True: 0, False: 0}
     for size, nmoves, seed in [(9, 20, 1), (9, 40, 2), (9, 60, 3), (7, 30, 4), (13, 80, 5)]:
         b = random_position(size, nmoves, seed)
@@ -532,7 +532,7 @@ def test_tail_shape_table_matches_reading_the_board():
                 if a[row, col]:
                     continue
                 v = "ABCDEFGHJKLMNOPQRST"[col] + str(row + 1)
-                direct = any(_shape_at(a, row, col, s) for s in rollout.TAIL_SHAPES_SRC)
+                direct = any(_shape_at(a, row, col, s) for s in tail.TAIL_SHAPES_SRC)
                 assert table[b.code(v) & 0xFFFF] == direct, (size, seed, v)
                 seen[direct] += 1
     assert seen[True] > 50 and seen[False] > 50
@@ -548,7 +548,7 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     b.to_move = "b"
     after = b.copy()
     after.play("F6", "b")
-    shapes = rollout.tail_shape_moves(after)
+    shapes = tail.tail_shape_moves(after)
     assert sorted(shapes) == ["E5", "E7", "F5", "F7"]
     after, drawn = _tail_draws(b, "F6", n=2000)
     points = [after.point(v) for v in shapes]
@@ -564,11 +564,17 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     assert len(drawn) > 30
 
 
+def _selfatari_by_playing(b, v, c):
+    """The move leaves its string one liberty and captures nothing (played on a copy)."""
+    t = b.copy()
+    return t.play(v, c) == 0 and len(t.liberties(v)) <= 1
+
+
 def test_tail_shape_moves_are_legal_non_eye_and_no_self_atari():
     # along random games: the tail's shape moves are exactly the empty 8 neighbours of the
     # last move where a shape matches and the mover may play (legal, not its own eye) without
     # leaving its new string one liberty; each of the three refusals occurs
-    table = rollout._tail_shape_codes()
+    table = tail._tail_shape_codes()
     refused = {"selfatari": 0, "illegal or eye": 0}
     chosen = 0
     for seed in range(6):
@@ -593,11 +599,11 @@ def test_tail_shape_moves_are_legal_non_eye_and_no_self_atari():
                         continue
                     if not b.is_legal(v, c, superko=False) or b.is_eye(v, c):
                         refused["illegal or eye"] += 1
-                    elif F.liberties_after(b, v, c, 2) < 2:
+                    elif _selfatari_by_playing(b, v, c):
                         refused["selfatari"] += 1
                     else:
                         want.append(v)
-            got = rollout.tail_shape_moves(b)
+            got = tail.tail_shape_moves(b)
             assert sorted(got) == sorted(want), (seed, b.moves)
             chosen += len(got)
     assert chosen > 100 and all(refused.values()), refused

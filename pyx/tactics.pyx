@@ -1,0 +1,630 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The tactical reader (see gammago/tactics.pxd): liberties after a move, self-atari, capture
+reading of strings with one or two liberties (ladders, short capture races) by play and
+undo on the board, and eye shapes (nakade vital points, false eyes), as nogil functions on the
+board struct, plus thin Python entry points for tests and tools."""
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport int16_t, uint64_t
+from gammago.board cimport (board_t, Board, board_try_play, board_undo, board_check_move,
+                            board_first_lib, board_lib_list, board_is_eye, journal_t, jentry_t,
+                            undo_t, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK)
+from cpython.bytes cimport PyBytes_FromStringAndSize
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned int pthread_key_t
+    int pthread_key_create(pthread_key_t* key, void (*destructor)(void*))
+    void* pthread_getspecific(pthread_key_t key)
+    int pthread_setspecific(pthread_key_t key, const void* value)
+
+# ---------------------------------------------------------------------------------------------
+# The reader's scratch: one per thread, malloc'd at the thread's first question and freed when
+# the thread ends. A question plays at most READ_DEPTH moves deep, recording their writes in a
+# journal of READ_JOURNAL entries; a move that would not fit is not read (the answer is then
+# TAC_UNKNOWN, or for self-atari "bad").
+# ---------------------------------------------------------------------------------------------
+cdef enum:
+    READ_DEPTH = 160
+    READ_JOURNAL = 32768
+
+ctypedef struct reader_t:
+    journal_t j
+    int depth
+    int nodes            # reading nodes left for the current question
+    int out              # the question ran out of nodes, depth or journal
+    undo_t u[READ_DEPTH]
+
+cdef pthread_key_t _KEY
+
+cdef void _reader_free(void* p) noexcept nogil:
+    cdef reader_t* r = <reader_t*>p
+    if r != NULL:
+        free(r.j.e)
+        free(r)
+
+if pthread_key_create(&_KEY, _reader_free) != 0:
+    raise ImportError("tactics: cannot create the reader's thread key")
+
+cdef reader_t* _reader() noexcept nogil:
+    """This thread's reader, ready for a question (NULL when out of memory)."""
+    cdef reader_t* r = <reader_t*>pthread_getspecific(_KEY)
+    if r == NULL:
+        r = <reader_t*>malloc(sizeof(reader_t))
+        if r == NULL:
+            return NULL
+        r.j.e = <jentry_t*>malloc(READ_JOURNAL * sizeof(jentry_t))
+        if r.j.e == NULL:
+            free(r)
+            return NULL
+        r.j.cap = READ_JOURNAL
+        pthread_setspecific(_KEY, r)
+    r.j.n = 0
+    r.depth = 0
+    r.out = 0
+    return r
+
+cdef inline bint _play(reader_t* R, board_t* b, int p, int c) noexcept nogil:
+    """Play p for c (legal under simple ko, else nothing happens); 0 when not played."""
+    if board_check_move(b, p, c, 0) != MOVE_OK:
+        return 0
+    if R.depth >= READ_DEPTH or not board_try_play(b, p, c, &R.j, &R.u[R.depth]):
+        R.out = 1
+        return 0
+    R.depth += 1
+    return 1
+
+cdef inline void _back(reader_t* R, board_t* b) noexcept nogil:
+    R.depth -= 1
+    board_undo(b, &R.j, &R.u[R.depth])
+
+# =============================================================================================
+# Liberties
+# =============================================================================================
+cdef inline int _add_once(int16_t* a, int n, int q) noexcept nogil:
+    """Append q to a[0..n-1] unless it is there already; the new count."""
+    cdef int i
+    for i in range(n):
+        if a[i] == q:
+            return n
+    a[n] = q
+    return n + 1
+
+cdef int tac_neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
+                        int* nown, int16_t* opp, int* nopp) noexcept nogil:
+    cdef int k, q, col, nlib = 0
+    nown[0] = 0
+    nopp[0] = 0
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            libs[nlib] = <int16_t>q
+            nlib += 1
+        elif col == c:
+            nown[0] = _add_once(own, nown[0], b.head[q])
+        elif col == 3 - c:
+            nopp[0] = _add_once(opp, nopp[0], b.head[q])
+    return nlib
+
+cdef int tac_join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
+                       const int16_t* capd, int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
+    cdef int i, j, k, w, q, h, s, r
+    cdef uint64_t x
+    if nlib >= kmax:
+        return kmax
+    for i in range(nown):
+        h = own[i]
+        for w in range(b.nwords):
+            x = b.libs[h * b.nwords + w]
+            while x and nlib < kmax:
+                q = (w << 6) + __builtin_ctzll(x)
+                x &= x - 1
+                if q != p:
+                    nlib = _add_once(libs, nlib, q)
+            if nlib >= kmax:
+                return kmax
+    # captured stones next to p, then those next to the strings that join p
+    for i in range(ncapd):
+        for k in range(4):
+            q = p + b.off[k]
+            if b.color[q] == 3 - c and b.head[q] == capd[i] and nlib < kmax:
+                nlib = _add_once(libs, nlib, q)
+    for i in range(ncapd):
+        if nlib >= kmax:
+            break
+        s = capd[i]
+        while nlib < kmax:
+            for k in range(4):
+                r = s + b.off[k]
+                if b.color[r] == c:
+                    h = b.head[r]
+                    for j in range(nown):
+                        if own[j] == h:
+                            nlib = _add_once(libs, nlib, s)
+                            break
+            s = b.next[s]
+            if s == capd[i]:
+                break
+    return nlib
+
+cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
+    cdef int i, nown, nopp, ncapd = 0, nlib
+    cdef int16_t own[4]
+    cdef int16_t opp[4]
+    cdef int16_t capd[4]
+    cdef int16_t libs[4]
+    cdef int k, q, ne = 0
+    # the common answers first: kmax empty neighbours, or a string of c next to p with more
+    # than kmax liberties
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == EMPTY:
+            ne += 1
+        elif b.color[q] == c and b.nlibs[b.head[q]] > kmax:
+            return kmax
+    if ne >= kmax:
+        return kmax
+    nlib = tac_neighbours(b, p, c, libs, own, &nown, opp, &nopp)
+    for i in range(nopp):
+        if b.nlibs[opp[i]] == 1:
+            capd[ncapd] = opp[i]
+            ncapd += 1
+    return tac_join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
+
+# =============================================================================================
+# Self-atari
+# =============================================================================================
+cdef inline bint _captures(const board_t* b, int p, int c) noexcept nogil:
+    cdef int k, q
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1:
+            return 1
+    return 0
+
+cdef bint tac_selfatari(const board_t* b, int p, int c) noexcept nogil:
+    return libs_after(b, p, c, 2) <= 1 and not _captures(b, p, c)
+
+cdef bint _one_eye_shape(const int16_t* pts, int n, const board_t* b) noexcept nogil:
+    """Do the n points (connected) make an eye space that a stone on its vital point leaves
+    with one eye: 1 to 3 points, pyramid or square four, crossed or bulky five, rabbity six.
+    Told apart by how many region neighbours each point has."""
+    cdef int cnt[5]
+    cdef int i, j, t, d, e
+    if n <= 3:
+        return n >= 1
+    if n > 6:
+        return 0
+    for d in range(5):
+        cnt[d] = 0
+    for i in range(n):
+        d = 0
+        for j in range(4):
+            e = pts[i] + b.off[j]
+            for t in range(n):
+                if pts[t] == e:
+                    d += 1
+                    break
+        cnt[d] += 1
+    return ((n == 4 and cnt[1] == 3 and cnt[3] == 1) or               # pyramid four
+            (n == 4 and cnt[2] == 4) or                               # square four
+            (n == 5 and cnt[1] == 4 and cnt[4] == 1) or               # crossed five
+            (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
+            (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1))     # rabbity six
+
+cdef bint _killing_shape(const board_t* b, int s, int c) noexcept nogil:
+    """The string of c at stone s (one liberty) fills an eye space of the opponent but for that
+    liberty: the string and its liberty touch nothing but each other, opponent stones and the
+    edge; and the points the string leaves when captured make a one-eye shape."""
+    cdef int16_t pts[6]
+    cdef int n = 0, hd = b.head[s], t, k, q, lib, col
+    if b.ssize[hd] > 6:
+        return 0
+    lib = board_first_lib(b, hd)
+    t = hd
+    while True:
+        pts[n] = <int16_t>t
+        n += 1
+        for k in range(4):
+            q = t + b.off[k]
+            col = b.color[q]
+            if col == EMPTY and q != lib:
+                return 0
+        t = b.next[t]
+        if t == hd:
+            break
+    for k in range(4):
+        q = lib + b.off[k]
+        col = b.color[q]
+        if col == EMPTY or (col == c and b.head[q] != hd):
+            return 0
+    return _one_eye_shape(pts, n, b)
+
+cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
+    cdef board_t* B = <board_t*>b     # read and restored (tactics.pxd)
+    cdef reader_t* R
+    cdef int lib, q
+    cdef bint good = 0
+    if not tac_selfatari(b, p, c):
+        return 0
+    R = _reader()
+    if R == NULL or not _play(R, B, p, c):
+        return 1
+    if B.nlibs[B.head[p]] == 1:
+        if _killing_shape(B, p, c):
+            good = 1
+        elif B.ssize[B.head[p]] == 1:
+            # snapback: the capture leaves the capturing string in atari on p, with 2+ stones
+            lib = board_first_lib(B, B.head[p])
+            if _play(R, B, lib, 3 - c):
+                q = B.head[lib]
+                good = B.nlibs[q] == 1 and B.ssize[q] >= 2 and board_first_lib(B, q) == p
+                _back(R, B)
+    _back(R, B)
+    return not good
+
+# =============================================================================================
+# Capture reading: strings with one or two liberties. _attack: the attacker is to move against
+# the string at stone s; _defend: its owner is. Each answers yes/no; a node past the budget
+# answers "the string lives" and sets R.out, so a "captured" verdict is always fully read.
+# =============================================================================================
+
+cdef int _attack(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
+    """Can the attacker capture the string at s (1 or 2 liberties), the attacker to move? Its
+    moves are the string's liberties, the one with more empty neighbours first (the atari from
+    the other side drives the string towards the open side). Nets (geta) are not read: the
+    string's answers to a net get it 3 liberties, and reading those is GNU Go's depth, not a
+    rollout's."""
+    cdef int hd = b.head[s], n = b.nlibs[hd], att = 3 - b.color[s], i, d
+    cdef int16_t libs[2]
+    if n == 1:
+        libs[0] = <int16_t>board_first_lib(b, hd)
+        if board_check_move(b, libs[0], att, 0) == MOVE_OK:
+            if move != NULL:
+                move[0] = libs[0]
+            return 1
+        return 0
+    if n > 2:
+        return 0
+    R.nodes -= 1
+    if R.nodes < 0:
+        R.out = 1
+        return 0
+    board_lib_list(b, hd, libs)
+    if libs_after(b, libs[1], att, 3) > libs_after(b, libs[0], att, 3):
+        libs[0], libs[1] = libs[1], libs[0]
+    for i in range(2):
+        if not _play(R, b, libs[i], att):
+            continue
+        d = _defend(R, b, s, NULL)
+        _back(R, b)
+        if not d:
+            if move != NULL:
+                move[0] = libs[i]
+            return 1
+    return 0
+
+cdef int _defend(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
+    """Can the owner of the string at s (1 or 2 liberties) save it, the owner to move? The
+    candidates: capture an attacker string next to it in atari, its own liberties, and with two
+    liberties also the liberties of attacker strings next to it with two (a counter-atari)."""
+    cdef int hd = b.head[s], n = b.nlibs[hd], own = b.color[s], att = 3 - own
+    cdef int16_t cand[40]
+    cdef int16_t libs[2]
+    cdef int nc = 0, i, j, t, k, q, h, nl, ok
+    if n >= 3:
+        return 1
+    R.nodes -= 1
+    if R.nodes < 0:
+        R.out = 1
+        return 1
+    t = hd
+    while True:
+        for k in range(4):
+            q = t + b.off[k]
+            if b.color[q] == att:
+                h = b.head[q]
+                if b.nlibs[h] == 1 and nc < 36:
+                    nc = _add_once(cand, nc, board_first_lib(b, h))
+                elif b.nlibs[h] == 2 and n == 2 and nc < 36:
+                    board_lib_list(b, h, libs)
+                    nc = _add_once(cand, nc, libs[0])
+                    nc = _add_once(cand, nc, libs[1])
+        t = b.next[t]
+        if t == hd:
+            break
+    nl = board_lib_list(b, hd, libs)
+    for j in range(nl):
+        nc = _add_once(cand, nc, libs[j])
+    for i in range(nc):
+        if not _play(R, b, cand[i], own):
+            continue
+        nl = b.nlibs[b.head[s]]
+        if nl >= 3:
+            ok = 1
+        elif nl <= 1:
+            ok = 0
+        else:
+            ok = not _attack(R, b, s, NULL)
+        _back(R, b)
+        if ok:
+            if move != NULL:
+                move[0] = cand[i]
+            return 1
+    return 0
+
+cdef int _verdict(reader_t* R, int yes) noexcept nogil:
+    if yes:
+        return TAC_YES
+    return TAC_UNKNOWN if R.out else TAC_NO
+
+cdef int tac_capture(const board_t* b, int s, int budget, int* move) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R
+    if b.color[s] != BLACK and b.color[s] != WHITE:
+        return TAC_NO
+    if b.nlibs[b.head[s]] > 2:
+        return TAC_NO
+    R = _reader()
+    if R == NULL:
+        return TAC_UNKNOWN
+    R.nodes = budget
+    return _verdict(R, _attack(R, B, s, move))
+
+cdef int tac_save(const board_t* b, int s, int budget, int* move) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R
+    cdef int ok
+    if b.color[s] != BLACK and b.color[s] != WHITE:
+        return TAC_NO
+    if b.nlibs[b.head[s]] > 2:
+        return TAC_YES
+    R = _reader()
+    if R == NULL:
+        return TAC_UNKNOWN
+    R.nodes = budget
+    ok = _defend(R, B, s, move)
+    if ok and R.out:
+        return TAC_UNKNOWN       # "saved" may only mean "not read to the end"
+    return TAC_YES if ok else TAC_NO
+
+cdef int tac_atari_works(const board_t* b, int p, int c, int budget) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R
+    cdef int k, q, res = TAC_NO, d
+    cdef int16_t targets[4]
+    cdef int nt = 0
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == 3 - c:
+            if b.nlibs[b.head[q]] == 1:
+                return TAC_NO            # a capture, no atari question
+            if b.nlibs[b.head[q]] == 2:
+                nt = _add_once(targets, nt, b.head[q])
+    if nt == 0:
+        return TAC_NO
+    R = _reader()
+    if R == NULL:
+        return TAC_UNKNOWN
+    R.nodes = budget
+    if not _play(R, B, p, c):
+        return TAC_UNKNOWN if R.out else TAC_NO
+    if B.nlibs[B.head[p]] >= 2:          # an atari that can be captured at once is no atari
+        for k in range(nt):
+            q = targets[k]
+            if B.color[q] != EMPTY and B.nlibs[B.head[q]] == 1:
+                d = _defend(R, B, q, NULL)
+                if not d:
+                    res = TAC_YES
+                    break
+                if R.out:
+                    res = TAC_UNKNOWN
+    _back(R, B)
+    return res
+
+cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R
+    cdef int k, q, res = TAC_NO, esc = 0
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == c and b.nlibs[b.head[q]] == 1:
+            esc = 1
+        elif b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1:
+            return TAC_NO                # a capture: no escape question
+    if not esc:
+        return TAC_NO
+    R = _reader()
+    if R == NULL:
+        return TAC_UNKNOWN
+    R.nodes = budget
+    if not _play(R, B, p, c):
+        return TAC_UNKNOWN if R.out else TAC_NO
+    if B.nlibs[B.head[p]] <= 1:
+        res = TAC_YES
+    elif B.nlibs[B.head[p]] == 2:
+        res = _verdict(R, _attack(R, B, p, NULL))
+    _back(R, B)
+    return res
+
+# =============================================================================================
+# Eyes
+# =============================================================================================
+cdef int tac_nakade_point(const board_t* b, int last) noexcept nogil:
+    """The vital point of a killable eye shape next to the last move: an empty region of 3 to
+    6 points that touches `last` and that stones of last's colour alone enclose (with the
+    edge), shaped so that one stone on the vital point leaves one eye: straight or bent three,
+    pyramid four, crossed or bulky five, rabbity six. The shapes are told apart by how many
+    region neighbours each point has (as Fuego's GoEyeUtil and Pachi's nakade do): the vital
+    point is the one point with the most. PASS when there is none. (Marking the regions
+    already flooded from another neighbour of last, or bitmaps for the membership tests, cost
+    more instructions than the short scans: callgrind.)"""
+    cdef int reg[6]
+    cdef int cnt[5]
+    cdef int k, j, i, n, q, s, e, col, own, ok, d, t, best, bestd, nbest
+    if last == PASS:
+        return PASS
+    own = b.color[last]
+    if own != BLACK and own != WHITE:
+        return PASS
+    for k in range(4):
+        q = last + b.off[k]
+        if b.color[q] != EMPTY:
+            continue
+        # flood the empty region from q: at most 6 points, no stone of the other colour around
+        reg[0] = q
+        n = 1
+        i = 0
+        ok = 1
+        while i < n and ok:
+            s = reg[i]
+            i += 1
+            for j in range(4):
+                e = s + b.off[j]
+                col = b.color[e]
+                if col == EMPTY:
+                    for t in range(n):
+                        if reg[t] == e:
+                            break
+                    else:
+                        if n == 6:
+                            ok = 0
+                            break
+                        reg[n] = e
+                        n += 1
+                elif col == 3 - own:
+                    ok = 0
+                    break
+        if not ok or n < 3:
+            continue
+        for d in range(5):
+            cnt[d] = 0
+        best = PASS
+        bestd = -1
+        nbest = 0
+        for i in range(n):
+            d = 0
+            for j in range(4):
+                e = reg[i] + b.off[j]
+                for t in range(n):
+                    if reg[t] == e:
+                        d += 1
+                        break
+            cnt[d] += 1
+            if d > bestd:
+                bestd = d
+                best = reg[i]
+                nbest = 1
+            elif d == bestd:
+                nbest += 1
+        if nbest != 1:
+            continue
+        if ((n == 3 and cnt[1] == 2 and cnt[2] == 1) or               # straight / bent three
+                (n == 4 and cnt[1] == 3 and cnt[3] == 1) or           # pyramid four
+                (n == 5 and cnt[1] == 4 and cnt[4] == 1) or           # crossed five
+                (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
+                (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1)):    # rabbity six
+            return best
+    return PASS
+
+cdef bint tac_false_eye(const board_t* b, int p, int c) noexcept nogil:
+    cdef int k, col, opp = 0, edge = 0
+    if b.color[p] != EMPTY:
+        return 0
+    for k in range(4):
+        col = b.color[p + b.off[k]]
+        if col != c and col != BORDER:
+            return 0
+    for k in range(4, 8):
+        col = b.color[p + b.off[k]]
+        if col == 3 - c:
+            opp += 1
+        elif col == BORDER:
+            edge = 1
+    return opp + edge >= 2
+
+# =============================================================================================
+# Python layer: for tests and tools (vertices in GTP text, colours 'b' / 'w')
+# =============================================================================================
+_ANSWER = {TAC_YES: True, TAC_NO: False, TAC_UNKNOWN: None}
+
+cdef int _colour(Board board, color) except -1:
+    if color is None:
+        return board.b.to_move
+    s = str(color).lower()[:1]
+    if s == "b":
+        return BLACK
+    if s == "w":
+        return WHITE
+    raise ValueError(f"invalid colour {color!r}")
+
+cdef int _stone(Board board, vertex) except -1:
+    cdef int p = board.point(vertex)
+    if p == PASS or board.b.color[p] not in (BLACK, WHITE):
+        raise ValueError(f"no stone at {vertex}")
+    return p
+
+cdef int _empty(Board board, vertex) except -1:
+    cdef int p = board.point(vertex)
+    if p == PASS or board.b.color[p] != EMPTY:
+        raise ValueError(f"{vertex} is not an empty point")
+    return p
+
+def capture(Board board not None, vertex, int budget=TAC_BUDGET):
+    """Can the string at `vertex` be captured, its opponent to move? (True / False / None when
+    the budget ran out, and the first move of the capture or None)."""
+    cdef int m = PASS
+    cdef int r = tac_capture(board.b, _stone(board, vertex), budget, &m)
+    return _ANSWER[r], (board.vertex(m) if r == TAC_YES else None)
+
+def save(Board board not None, vertex, int budget=TAC_BUDGET):
+    """Can the string at `vertex` be saved, its owner to move? (True / False / None, and the
+    saving move or None)."""
+    cdef int m = PASS
+    cdef int r = tac_save(board.b, _stone(board, vertex), budget, &m)
+    return _ANSWER[r], (board.vertex(m) if r == TAC_YES else None)
+
+def atari_works(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
+    """color playing `vertex` puts an opponent string in atari that then dies (True / False /
+    None)."""
+    return _ANSWER[tac_atari_works(board.b, _empty(board, vertex), _colour(board, color), budget)]
+
+def escape_fails(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
+    """color extending its string in atari at `vertex` is still captured (True / False / None)."""
+    return _ANSWER[tac_escape_fails(board.b, _empty(board, vertex), _colour(board, color), budget)]
+
+def selfatari(Board board not None, vertex, color=None):
+    """color playing the empty `vertex` leaves its string one liberty and captures nothing."""
+    return bool(tac_selfatari(board.b, _empty(board, vertex), _colour(board, color)))
+
+def bad_selfatari(Board board not None, vertex, color=None):
+    """A self-atari that is neither a killing shape in the opponent's eye nor a snapback."""
+    return bool(tac_bad_selfatari(board.b, _empty(board, vertex), _colour(board, color)))
+
+def nakade_point(Board board not None, last=None):
+    """The vital point of a killable eye shape next to `last` (default: the last move), or
+    None."""
+    cdef int q = board.b.last if last is None else board.point(last)
+    cdef int p = tac_nakade_point(board.b, q)
+    return None if p == PASS else board.vertex(p)
+
+def false_eye(Board board not None, vertex, color):
+    """The empty `vertex` looks like an eye of color but the opponent's diagonals make it false."""
+    return bool(tac_false_eye(board.b, _empty(board, vertex), _colour(board, color)))
+
+def undo_roundtrip(Board board not None, vertex, color=None):
+    """Play `vertex` with board_try_play and undo it: the board's bytes right after the move
+    (None when the move is not legal under simple ko); the board is as before afterwards."""
+    cdef int c = _colour(board, color)
+    cdef int p = board.point(vertex)
+    cdef reader_t* R = _reader()
+    cdef bytes after
+    if R == NULL:
+        raise MemoryError("tactics: no reader")
+    if not _play(R, board.b, p, c):
+        return None
+    after = PyBytes_FromStringAndSize(<char*>board.b, sizeof(board_t))
+    _back(R, board.b)
+    return after

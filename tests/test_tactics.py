@@ -1,0 +1,100 @@
+"""The tactical reader (pyx/tactics) on positions kept as data files, and its invariants: a
+read leaves the board exactly as it was; play-and-undo gives the same board as a plain play."""
+import random
+
+import pytest
+
+from gammago import tactics
+from gammago.board import Board
+
+from tactics_positions import all_positions
+
+POSITIONS = all_positions()
+
+
+def _answer(pos, b):
+    kind = pos.ask[0]
+    if kind in ("capture", "save"):
+        got, move = getattr(tactics, kind)(b, pos.ask[1])
+        return got, move
+    if kind in ("atari_works", "escape_fails", "selfatari", "bad_selfatari"):
+        return getattr(tactics, kind)(b, pos.ask[1], pos.to_move), None
+    if kind == "false_eye":
+        return tactics.false_eye(b, pos.ask[1], pos.to_move), None
+    if kind == "nakade":
+        return tactics.nakade_point(b, pos.last), None
+    raise ValueError(f"{pos}: unknown question {kind!r}")
+
+
+def test_the_positions_cover_every_question():
+    kinds = {p.ask[0] for p in POSITIONS}
+    assert kinds >= {"capture", "save", "atari_works", "escape_fails", "bad_selfatari",
+                     "false_eye", "nakade"}
+
+
+@pytest.mark.parametrize("pos", POSITIONS, ids=repr)
+def test_position(pos):
+    b = pos.board()
+    before = b.to_array().copy(), b.hash, [b.code(v) for v in _empties(b)]
+    got, move = _answer(pos, b)
+    if pos.ask[0] == "nakade":
+        want = None if pos.expect[0] == "none" else pos.expect[0]
+        assert got == want
+    else:
+        want = {"yes": True, "no": False}[pos.expect[0]]
+        assert got is want, f"{pos}: {pos.ask} gave {got} (move {move})"
+        if want and len(pos.expect) > 1:
+            assert move in pos.expect[1].split("|"), f"{pos}: move {move}"
+    after = b.to_array(), b.hash, [b.code(v) for v in _empties(b)]
+    assert (before[0] == after[0]).all() and before[1:] == after[1:]
+
+
+def _empties(b):
+    return [v for v, c in b.area().items() if b.color_at(v) == "."]
+
+
+def _random_position(rng, size, nmoves):
+    b = Board(size)
+    for _ in range(nmoves):
+        legal = b.legal_moves(include_eyes=False)
+        if not legal:
+            break
+        b.play(rng.choice(legal))
+    return b
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reading_restores_the_board_byte_for_byte(seed):
+    rng = random.Random(seed)
+    size = rng.choice([5, 7, 9, 13, 19])
+    b = _random_position(rng, size, rng.randrange(10, size * size))
+    snap = b.snapshot_bytes()
+    for v in b.legal_moves():
+        if v == "pass":
+            continue
+        for c in "bw":
+            tactics.atari_works(b, v, c)
+            tactics.escape_fails(b, v, c)
+            tactics.bad_selfatari(b, v, c)
+            assert b.snapshot_bytes() == snap, (v, c)
+    for c in "bw":
+        for v in b.stones(c):
+            tactics.capture(b, v)
+            tactics.save(b, v)
+            assert b.snapshot_bytes() == snap, v
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_play_and_undo_equals_play(seed):
+    """board_try_play writes exactly what board_play writes, and board_undo takes it back."""
+    rng = random.Random(100 + seed)
+    size = rng.choice([5, 9, 19])
+    b = _random_position(rng, size, rng.randrange(5, 2 * size * size))
+    snap = b.snapshot_bytes()
+    ref = Board(size)
+    for v in b.legal_moves():
+        after = tactics.undo_roundtrip(b, v)
+        assert b.snapshot_bytes() == snap, v
+        ref.restore_bytes(snap)
+        ref.play(v)
+        assert after == ref.snapshot_bytes(), v

@@ -124,7 +124,7 @@ def test_predict_json_and_beats_uniform(trained, capsys, tmp_path):
     rc = cli.main(["predict", "--gammas", str(trained), "--json", "--workers", "1", str(DATA)])
     assert rc == 0
     res = json.loads(capsys.readouterr().out)
-    assert res["games"] == 6 and res["skipped"] == 4
+    assert res["games"] == 7 and res["skipped"] == 4     # tests/data: 7 games (regress/capture.sgf too), 4 bad
     assert res["positions"] == sum(len(g.moves) for g in __import__("gammago.sgf").sgf.iter_games([DATA], errors="yield") if hasattr(g, "moves"))
     # a uniform model over ~300 legal moves would score about 0.3% top-1 and log-evidence -5.7
     assert res["top1"] > 0.15 and res["top5"] > 0.35 and res["mean_log_evidence"] > -4.0

@@ -37,7 +37,7 @@ def test_bad_records_are_reported_and_skipped(capsys):
     items = list(sgf.iter_games([DATA], errors="yield"))
     errors = {Path(e.name).name: e.problem for e in items if isinstance(e, sgf.GameError)}
     games = [g for g in items if isinstance(g, sgf.Game)]
-    assert len(games) == 6                      # five corpus games + the handicap game
+    assert len(games) == 7                      # five corpus games, the handicap game, regress/capture.sgf
     assert set(errors) == {"truncated.sgf", "garbage.sgf", "occupied.sgf", "size25.sgf"}
     assert "move 5" in errors["occupied.sgf"] and "occupied" in errors["occupied.sgf"]
     assert "size 25" in errors["size25.sgf"]

@@ -14,7 +14,7 @@ A .tst file is read line by line (the format of GNU Go's regression/ folder, als
     #? [C3]*                            # '*': expected to fail (a known bug)
 
 Only the tests whose command is `reg_genmove` (or `genmove`, sent as `reg_genmove` so that the
-position stays as loaded) are run; numbered tests of other commands (Fuego's `go_safe`,
+position stays as loaded; to an engine without `reg_genmove`, `genmove` then `undo`) are run; numbered tests of other commands (Fuego's `go_safe`,
 `sg_compare_float`, `uct_value`, ...) are skipped and counted as skipped. Setup commands are sent
 only before a test that runs; one the engine does not know (`known_command`) is left out.
 
@@ -240,9 +240,9 @@ class EngineSession:
             self.proc.send(command, self.timeout)
 
     def send(self, command):
-        if self.proc is None:
-            self._start()
         try:
+            if self.proc is None:
+                self._start()
             return self.proc.send(command, self.timeout)
         except EngineFailure as e:
             if e.reason != "error":
@@ -290,23 +290,18 @@ def run_file(tst, argv, label, timeout, on_result=None):
                 continue
             if not it.runs:
                 continue
-            error = ""
-            try:
-                for s in pending:
-                    try:
-                        if session.setup(s.command) and s.command.split()[0].lower() in RESET_COMMANDS:
-                            setup_error = ""
-                    except EngineFailure as e:
-                        if e.reason != "error" or s.command.split()[0].lower() in STATE_COMMANDS:
-                            setup_error = f"line {s.line} '{s.text}': {e.detail}"
-                pending = []
-            except EngineFailure as e:          # known_command itself failed: the engine is gone
-                error = f"{e.reason}: {e.detail}"
-                pending = []
+            for s in pending:
+                name = s.command.split()[0].lower()
+                try:
+                    if session.setup(s.command) and name in RESET_COMMANDS:
+                        setup_error = ""
+                except EngineFailure as e:      # refused, or the engine died on it
+                    if e.reason != "error" or name in STATE_COMMANDS:
+                        setup_error = f"line {s.line} '{s.text}': {e.detail}"
+            pending = []
             colour = it.command.split()[1] if len(it.command.split()) > 1 else ""
             got, seconds = "", 0.0
-            if not error and setup_error:
-                error = f"setup refused at {setup_error}"
+            error = f"setup refused at {setup_error}" if setup_error else ""
             if not error:
                 t0 = time.monotonic()
                 try:

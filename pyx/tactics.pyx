@@ -625,6 +625,11 @@ def escape_fails(Board board not None, vertex, color=None, int budget=TAC_BUDGET
     """color extending its string in atari at `vertex` is still captured (True / False / None)."""
     return _ANSWER[tac_escape_fails(board.b, _empty(board, vertex), _colour(board, color), budget)]
 
+def saves_2lib(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
+    """color playing `vertex` saves its own 2-liberty string there that the opponent would
+    capture (True / False / None)."""
+    return _ANSWER[tac_saves_2lib(board.b, _empty(board, vertex), _colour(board, color), budget)]
+
 def selfatari(Board board not None, vertex, color=None):
     """color playing the empty `vertex` leaves its string one liberty and captures nothing."""
     return bool(tac_selfatari(board.b, _empty(board, vertex), _colour(board, color)))

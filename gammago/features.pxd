@@ -27,6 +27,14 @@
 #                the nearest edge) together with b = a..7+, its line counted from the nearest
 #                edge of the other axis (so 4/4 is a star point in a corner, 3/4 a komoku,
 #                3/7+ the third line on a side): 1 + EDGE_START[a] + (b - a), 25 levels
+#   G_LADDER     read by pyx/tactics (tac_atari_works, tac_escape_fails): 1 the move puts an
+#                opponent string in atari and it cannot escape (a working ladder), 2 the move
+#                extends a string of the mover out of atari and it is still captured (an escape
+#                into a working ladder), 3 such an extension that gets away
+#   G_RACE       read by pyx/tactics (tac_saves_2lib): 1 the move saves a string of the mover
+#                with two liberties that the opponent, to move, would capture
+#   G_NAKADE     1 the move is the vital point of a killable eye shape next to the last move
+#                (tac_nakade_point)
 #   G_PAT3       the 3x3 pattern: 1 + index of the canonical code (8 symmetries, colours seen
 #                from the mover, with the 4 atari bits), PAT3_RARE for the patterns a gamma file
 #                merged into its default (training only; move_features never writes it).
@@ -34,8 +42,8 @@ from libc.stdint cimport int32_t, int16_t, uint16_t, uint32_t
 from gammago.board cimport board_t
 
 cdef enum:
-    FEATURES_VERSION = 2   # bump whenever a definition above changes: gamma files check it
-    NGROUPS = 9
+    FEATURES_VERSION = 3   # bump whenever a definition above changes: gamma files check it
+    NGROUPS = 12
     G_PASS = 0
     G_CAPTURE = 1
     G_EXTENSION = 2
@@ -44,7 +52,10 @@ cdef enum:
     G_DIST1 = 5
     G_DIST2 = 6
     G_EDGE = 7
-    G_PAT3 = 8
+    G_LADDER = 8
+    G_RACE = 9
+    G_NAKADE = 10
+    G_PAT3 = 11
     # group sizes (local ids 0..FN_g - 1, 0 = absent)
     FN_PASS = 3
     FN_CAPTURE = 13
@@ -53,6 +64,9 @@ cdef enum:
     FN_ATARI = 5
     FN_DIST = 18
     FN_EDGE = 26
+    FN_LADDER = 4
+    FN_RACE = 2
+    FN_NAKADE = 2
     NPAT3 = 7455           # canonical 3x3 patterns (checked when the module loads)
     FN_PAT3 = 7457         # absent + NPAT3 + the merged default PAT3_RARE
     # group bases (global id of each group's "absent" entry)
@@ -64,9 +78,15 @@ cdef enum:
     FB_DIST1 = 29
     FB_DIST2 = 47
     FB_EDGE = 65
-    FB_PAT3 = 91
+    FB_LADDER = 91
+    FB_RACE = 95
+    FB_NAKADE = 97
+    FB_PAT3 = 99
     PAT3_RARE = 7456       # local id of the merged default pattern
-    NFEAT = 7548           # FB_PAT3 + FN_PAT3: the length of a gamma table
+    NFEAT = 7556           # FB_PAT3 + FN_PAT3: the length of a gamma table
+    # the groups read by the tactical reader (G_LADDER, G_RACE, G_NAKADE) are not weighed in
+    # the rollouts: read for every candidate of every rollout move they would cost more than
+    # the rollouts can pay (the tree's gamma prior, training and prediction use them all)
 
 # A gamma table is a plain array of NFEAT doubles (absent ids hold 1.0); gammago.gammas loads one
 # from a file into a numpy float64 array whose buffer can be passed as `const double*`.
@@ -79,6 +99,8 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
 # The parts, for incremental users (the rollout recomputes only what a move changed):
 cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil          # global id, G_PAT3
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil
+# writes out[G_LADDER], out[G_RACE], out[G_NAKADE] (tactical reading; see above)
+cdef void feat_reading(const board_t* b, int p, int c, int32_t* out) noexcept nogil
                                     # writes out[G_CAPTURE], out[G_EXTENSION], out[G_SELFATARI], out[G_ATARI]
 cdef int feat_dist(const board_t* b, int p, int q, int base) noexcept nogil  # base = FB_DIST1 or FB_DIST2; q = b.last / b.last2
 cdef int feat_edge(const board_t* b, int p) noexcept nogil                   # global id, G_EDGE

@@ -61,6 +61,10 @@ cdef int tac_atari_works(const board_t* b, int p, int c, int budget) noexcept no
 # captured (an escape into a working ladder), TAC_NO when it gets away or p is no such escape
 cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept nogil
 
+# c plays p next to its own string(s) of two liberties: TAC_YES when one of them could be
+# captured (the opponent to move) before the move and none of them can after it
+cdef int tac_saves_2lib(const board_t* b, int p, int c, int budget) noexcept nogil
+
 # --- eyes ---
 # the vital point of a killable eye shape (straight / bent three, pyramid four, crossed / bulky
 # five, rabbity six) in an empty region touching `last` that stones of last's colour alone

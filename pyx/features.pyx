@@ -10,7 +10,9 @@ from libc.stdint cimport int32_t, int16_t, int64_t, uint16_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal,
                             board_check_move, code_swap, other, EMPTY, BLACK, WHITE, BORDER,
                             PASS, MAX_PTS, CODE_BITS, CODE_ATARI_SHIFT, MOVE_OK, MAX_HIST)
-from gammago.tactics cimport tac_neighbours, tac_join_libs, libs_after
+from gammago.tactics cimport (tac_neighbours, tac_join_libs, libs_after, tac_atari_works,
+                              tac_escape_fails, tac_saves_2lib, tac_nakade_point, TAC_YES,
+                              TAC_NO, TAC_BUDGET)
 
 import numpy as np
 
@@ -233,6 +235,30 @@ cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept no
     if nlib == 1 and ncap == 0:
         out[G_SELFATARI] = FB_SELFATARI + (1 if newsize <= 2 else 2)
 
+cdef void feat_reading(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
+    cdef int k, q, escape = 0, capture = 0, r
+    out[G_LADDER] = FB_LADDER
+    out[G_RACE] = FB_RACE
+    out[G_NAKADE] = FB_NAKADE
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == c and b.nlibs[b.head[q]] == 1:
+            escape = 1
+        elif b.color[q] == 3 - c and b.nlibs[b.head[q]] == 1:
+            capture = 1
+    if escape and not capture:
+        r = tac_escape_fails(b, p, c, TAC_BUDGET)
+        if r == TAC_YES:
+            out[G_LADDER] = FB_LADDER + 2
+        elif r == TAC_NO:
+            out[G_LADDER] = FB_LADDER + 3
+    elif tac_atari_works(b, p, c, TAC_BUDGET) == TAC_YES:
+        out[G_LADDER] = FB_LADDER + 1
+    if tac_saves_2lib(b, p, c, TAC_BUDGET) == TAC_YES:
+        out[G_RACE] = FB_RACE + 1
+    if b.last != PASS and tac_nakade_point(b, b.last) == p:
+        out[G_NAKADE] = FB_NAKADE + 1
+
 cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     if p == PASS:
         out[G_PASS] = FB_PASS + (1 if (b.last == PASS and b.nmoves > 0) else 2)
@@ -243,6 +269,9 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
         out[G_DIST1] = FB_DIST1
         out[G_DIST2] = FB_DIST2
         out[G_EDGE] = FB_EDGE
+        out[G_LADDER] = FB_LADDER
+        out[G_RACE] = FB_RACE
+        out[G_NAKADE] = FB_NAKADE
         out[G_PAT3] = FB_PAT3
         return NGROUPS
     out[G_PASS] = FB_PASS
@@ -250,6 +279,7 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
     out[G_DIST1] = feat_dist(b, p, b.last, FB_DIST1)
     out[G_DIST2] = feat_dist(b, p, b.last2, FB_DIST2)
     out[G_EDGE] = feat_edge(b, p)
+    feat_reading(b, p, c, out)
     out[G_PAT3] = feat_pat3(b, p, c)
     return NGROUPS
 
@@ -269,21 +299,25 @@ cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* fea
 # Python layer
 # =============================================================================================
 GROUP_NAMES = ("pass", "capture", "extension", "selfatari", "atari", "dist1", "dist2", "edge",
-               "pat3")
+               "ladder", "race", "nakade", "pat3")
 GROUP_BASES = (FB_PASS, FB_CAPTURE, FB_EXTENSION, FB_SELFATARI, FB_ATARI, FB_DIST1, FB_DIST2,
-               FB_EDGE, FB_PAT3)
+               FB_EDGE, FB_LADDER, FB_RACE, FB_NAKADE, FB_PAT3)
 GROUP_SIZES = (FN_PASS, FN_CAPTURE, FN_EXTENSION, FN_SELFATARI, FN_ATARI, FN_DIST, FN_DIST,
-               FN_EDGE, FN_PAT3)
+               FN_EDGE, FN_LADDER, FN_RACE, FN_NAKADE, FN_PAT3)
+# the groups the rollouts weigh (features.pxd: not the ones read by the tactical reader)
+ROLLOUT_GROUPS = tuple(n for n in GROUP_NAMES if n not in ("ladder", "race", "nakade"))
 VERSION = FEATURES_VERSION
 N_FEATURES = NFEAT
 N_GROUPS = NGROUPS
 N_PAT3 = NPAT3
 PAT3_DEFAULT = PAT3_RARE
 # bits each group's local id takes in a packed team key (extract_game)
-KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 5, 13)
+KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 5, 2, 1, 1, 13)
 KEY_SHIFTS = tuple(sum(KEY_BITS[:g]) for g in range(NGROUPS))
 cdef int KSHIFT[NGROUPS]
 KSHIFT[:] = list(KEY_SHIFTS)
+cdef int KBASE[NGROUPS]
+KBASE[:] = list(GROUP_BASES)
 assert all(GROUP_SIZES[g] <= (1 << KEY_BITS[g]) for g in range(NGROUPS))
 assert GROUP_BASES[NGROUPS - 1] + GROUP_SIZES[NGROUPS - 1] == NFEAT
 assert all(GROUP_BASES[g] + GROUP_SIZES[g] == GROUP_BASES[g + 1] for g in range(NGROUPS - 1))
@@ -317,6 +351,12 @@ def level_name(int fid):
         a = max(x for x in range(1, 6) if EDGE_START[x] < lv)
         b = a + lv - 1 - EDGE_START[a]
         return f"{name}:{a}{'+' if a == 5 else ''}/{b}{'+' if b == 7 else ''}"
+    if g == G_LADDER:
+        return f"{name}:{('atari-works', 'escape-fails', 'escape-works')[lv - 1]}"
+    if g == G_RACE:
+        return f"{name}:saves-2libs"
+    if g == G_NAKADE:
+        return f"{name}:vital-point"
     if lv == PAT3_RARE:
         return f"{name}:default"
     return f"{name}:0x{PAT3_CODE[lv]:05x}"
@@ -568,23 +608,7 @@ cdef int _cmp_key(const void* a, const void* b) noexcept nogil:
 
 
 cdef inline int _base(int g) noexcept nogil:
-    if g == G_PASS:
-        return FB_PASS
-    if g == G_CAPTURE:
-        return FB_CAPTURE
-    if g == G_EXTENSION:
-        return FB_EXTENSION
-    if g == G_SELFATARI:
-        return FB_SELFATARI
-    if g == G_ATARI:
-        return FB_ATARI
-    if g == G_DIST1:
-        return FB_DIST1
-    if g == G_DIST2:
-        return FB_DIST2
-    if g == G_EDGE:
-        return FB_EDGE
-    return FB_PAT3
+    return KBASE[g]
 
 
 cdef struct evaluate_ctx:

@@ -449,6 +449,36 @@ cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept n
     _back(R, B)
     return res
 
+cdef int tac_saves_2lib(const board_t* b, int p, int c, int budget) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R
+    cdef int k, q, i, res = TAC_NO, before = 0
+    cdef int16_t own[4]
+    cdef int n = 0
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == c and b.nlibs[b.head[q]] == 2:
+            n = _add_once(own, n, b.head[q])
+    if n == 0:
+        return TAC_NO
+    R = _reader()
+    if R == NULL:
+        return TAC_UNKNOWN
+    R.nodes = budget
+    for i in range(n):
+        if _attack(R, B, own[i], NULL):
+            before = 1
+            break
+    if not before:
+        return TAC_UNKNOWN if R.out else TAC_NO
+    if not _play(R, B, p, c):
+        return TAC_UNKNOWN if R.out else TAC_NO
+    res = TAC_NO if B.nlibs[B.head[p]] <= 1 or _attack(R, B, p, NULL) else TAC_YES
+    if res == TAC_YES and R.out:
+        res = TAC_UNKNOWN
+    _back(R, B)
+    return res
+
 # =============================================================================================
 # Eyes
 # =============================================================================================
@@ -594,6 +624,11 @@ def atari_works(Board board not None, vertex, color=None, int budget=TAC_BUDGET)
 def escape_fails(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
     """color extending its string in atari at `vertex` is still captured (True / False / None)."""
     return _ANSWER[tac_escape_fails(board.b, _empty(board, vertex), _colour(board, color), budget)]
+
+def saves_2lib(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
+    """color playing `vertex` saves its own 2-liberty string there that the opponent would
+    capture (True / False / None)."""
+    return _ANSWER[tac_saves_2lib(board.b, _empty(board, vertex), _colour(board, color), budget)]
 
 def selfatari(Board board not None, vertex, color=None):
     """color playing the empty `vertex` leaves its string one liberty and captures nothing."""

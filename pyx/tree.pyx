@@ -640,7 +640,11 @@ cdef class Search:
 
     def use_gammas(self, table):
         """Rate children by the product of their feature gammas (a float64 table of NFEAT
-        entries, as gammago.gammas loads); None goes back to the cheap built-in rating."""
+        entries, as gammago.gammas loads); None goes back to the cheap built-in rating. The
+        ladder adjustment (the `ladders` property) applies on top of either: the gammas'
+        G_LADDER group is learned from what strong players play (they leave a working ladder
+        unplayed until it matters: atari-works gets a gamma below 1), the adjustment says what
+        the search should look at first."""
         import numpy as np
         if table is None:
             self._gamma = None

@@ -322,9 +322,13 @@ def test_runs_when_a_stone_breaks_the_ladder(seed):
     assert {d["move"]: d["prior"] for d in working.last_infos}.get("E4", 0) < 0.3 * best_prior
 
 
-def test_captures_a_breaker_less_ladder_escape_with_the_ladder():
-    # white to move: E4 would let D4 out, D5 starts a ladder that works
-    e = position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_captures_a_breaker_less_ladder_escape_with_the_ladder(seed):
+    # white to move: E4 would let D4 out, D5 starts a ladder that works. Komi -3 keeps White's
+    # lead small enough that one stone shows in the win rate (at komi 7 every White move wins
+    # about 86% of the rollouts, and the choice among them is noise)
+    e = position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000, seed=seed)
+    e.set_komi(-3)
     assert e.genmove("w") == "D5"
 
 

@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from gammago import features as F
 from gammago import tactics
 from gammago.board import Board
 
@@ -98,3 +99,52 @@ def test_play_and_undo_equals_play(seed):
         ref.restore_bytes(snap)
         ref.play(v)
         assert after == ref.snapshot_bytes(), v
+
+
+def _level(ids, name):
+    g = F.GROUP_NAMES.index(name)
+    return ids[g] - F.GROUP_BASES[g]
+
+
+def _reading_levels(b, v, c):
+    """The read groups' levels as features.pxd defines them, from the reader's answers."""
+    own_atari = any(b.color_at(n) == c and len(b.liberties(n)) == 1 for n in _neighbours(b, v))
+    capture = any(b.color_at(n) not in (".", c) and len(b.liberties(n)) == 1
+                  for n in _neighbours(b, v))
+    ladder = 0
+    if own_atari and not capture:
+        r = tactics.escape_fails(b, v, c)
+        ladder = 2 if r is True else 3 if r is False else 0
+    elif tactics.atari_works(b, v, c) is True:
+        ladder = 1
+    race = 1 if tactics.saves_2lib(b, v, c) is True else 0
+    nakade = 1 if b.last_move and b.last_move[1] != "pass" and tactics.nakade_point(b) == v else 0
+    return ladder, race, nakade
+
+
+def _neighbours(b, v):
+    col, row = "ABCDEFGHJKLMNOPQRST".index(v[0]), int(v[1:])
+    out = []
+    for dc, dr in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+        if 0 <= col + dc < b.size and 1 <= row + dr <= b.size:
+            out.append("ABCDEFGHJKLMNOPQRST"[col + dc] + str(row + dr))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_read_feature_groups_are_the_readers_answers(seed):
+    """move_features' ladder / race / nakade levels are what pyx/tactics answers, on the
+    tactical positions and on random boards; every level occurs."""
+    seen = set()
+    boards = [p.board() for p in POSITIONS] if seed == 0 else []
+    rng = random.Random(seed)
+    boards += [_random_position(rng, 9, rng.randrange(20, 70)) for _ in range(12)]
+    for b in boards:
+        c = b.to_move
+        for v in b.legal_moves(superko=False):
+            ids = F.move_ids(b, v, c)
+            got = (_level(ids, "ladder"), _level(ids, "race"), _level(ids, "nakade"))
+            assert got == _reading_levels(b, v, c), (v, c)
+            seen.update((name, lv) for name, lv in zip(("ladder", "race", "nakade"), got) if lv)
+    if seed == 0:
+        assert {("ladder", 1), ("ladder", 2), ("ladder", 3), ("race", 1)} <= seen, seen

@@ -35,6 +35,11 @@
 #                with two liberties that the opponent, to move, would capture
 #   G_NAKADE     1 the move is the vital point of a killable eye shape next to the last move
 #                (tac_nakade_point)
+#   G_PAT12      the 12-point diamond: the 3x3 code (colours seen from the mover, atari bits)
+#                and the 4 points two steps away orthogonally (BORDER beyond the edge),
+#                canonical over the 8 symmetries (the smallest 28-bit code), hashed into
+#                PAT12_BUCKETS buckets: 1 + bucket; PAT12_RARE for the buckets a gamma file
+#                merged into its default (training only; move_features never writes it)
 #   G_PAT3       the 3x3 pattern: 1 + index of the canonical code (8 symmetries, colours seen
 #                from the mover, with the 4 atari bits), PAT3_RARE for the patterns a gamma file
 #                merged into its default (training only; move_features never writes it).
@@ -42,8 +47,8 @@ from libc.stdint cimport int32_t, int16_t, uint16_t, uint32_t
 from gammago.board cimport board_t
 
 cdef enum:
-    FEATURES_VERSION = 3   # bump whenever a definition above changes: gamma files check it
-    NGROUPS = 12
+    FEATURES_VERSION = 4   # bump whenever a definition above changes: gamma files check it
+    NGROUPS = 13
     G_PASS = 0
     G_CAPTURE = 1
     G_EXTENSION = 2
@@ -55,7 +60,8 @@ cdef enum:
     G_LADDER = 8
     G_RACE = 9
     G_NAKADE = 10
-    G_PAT3 = 11
+    G_PAT12 = 11
+    G_PAT3 = 12
     # group sizes (local ids 0..FN_g - 1, 0 = absent)
     FN_PASS = 3
     FN_CAPTURE = 13
@@ -67,6 +73,10 @@ cdef enum:
     FN_LADDER = 4
     FN_RACE = 2
     FN_NAKADE = 2
+    PAT12_BITS = 16
+    PAT12_BUCKETS = 65536  # 1 << PAT12_BITS
+    FN_PAT12 = 65538       # absent + the buckets + the merged default PAT12_RARE
+    PAT12_RARE = 65537
     NPAT3 = 7455           # canonical 3x3 patterns (checked when the module loads)
     FN_PAT3 = 7457         # absent + NPAT3 + the merged default PAT3_RARE
     # group bases (global id of each group's "absent" entry)
@@ -81,12 +91,14 @@ cdef enum:
     FB_LADDER = 91
     FB_RACE = 95
     FB_NAKADE = 97
-    FB_PAT3 = 99
+    FB_PAT12 = 99
+    FB_PAT3 = 65637
     PAT3_RARE = 7456       # local id of the merged default pattern
-    NFEAT = 7556           # FB_PAT3 + FN_PAT3: the length of a gamma table
-    # the groups read by the tactical reader (G_LADDER, G_RACE, G_NAKADE) are not weighed in
-    # the rollouts: read for every candidate of every rollout move they would cost more than
-    # the rollouts can pay (the tree's gamma prior, training and prediction use them all)
+    NFEAT = 73094          # FB_PAT3 + FN_PAT3: the length of a gamma table
+    # the groups read by the tactical reader (G_LADDER, G_RACE, G_NAKADE) and the diamond
+    # G_PAT12 are not weighed in the rollouts: for every candidate of every rollout move they
+    # would cost more than the rollouts can pay, and the diamond is not kept incrementally (the
+    # tree's gamma prior, training and prediction use them all)
 
 # A gamma table is a plain array of NFEAT doubles (absent ids hold 1.0); gammago.gammas loads one
 # from a file into a numpy float64 array whose buffer can be passed as `const double*`.
@@ -98,6 +110,7 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
 
 # The parts, for incremental users (the rollout recomputes only what a move changed):
 cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil          # global id, G_PAT3
+cdef int feat_pat12(const board_t* b, int p, int c) noexcept nogil         # global id, G_PAT12
 cdef void feat_tactics(const board_t* b, int p, int c, int32_t* out) noexcept nogil
 # writes out[G_LADDER], out[G_RACE], out[G_NAKADE] (tactical reading; see above)
 cdef void feat_reading(const board_t* b, int p, int c, int32_t* out) noexcept nogil

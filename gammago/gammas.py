@@ -11,7 +11,7 @@ Format (one feature per line after the header, '#' starts a comment line):
 Feature names are gammago.features.level_name(id); a file is refused, with its path and the
 reason, if its version or feature layout differs from the code's, if a line does not parse,
 or if a non-pattern feature is missing. Patterns not listed (merged as rare in training) take
-the gamma of `pat3:default`.
+the gamma of their group's default (`pat3:default`, `pat12:default`).
 """
 import math
 import os
@@ -148,16 +148,19 @@ def load(path):
             raise GammaFileError(path, f"line {n}: {parts[0]} listed twice")
         table[i] = g
         listed[i] = True
-    default = F.GROUP_BASES[F.N_GROUPS - 1] + F.PAT3_DEFAULT
-    if not listed[default]:
-        raise GammaFileError(path, "no gamma for pat3:default")
-    pat_base = F.GROUP_BASES[F.N_GROUPS - 1]
-    for g in range(F.N_GROUPS - 1):
-        for i in range(F.GROUP_BASES[g] + 1, F.GROUP_BASES[g] + F.GROUP_SIZES[g]):
+    pattern_groups = {g: default for g, _n, default in F.PATTERN_GROUPS}
+    for g in range(F.N_GROUPS):
+        base = F.GROUP_BASES[g]
+        if g in pattern_groups:
+            default = base + pattern_groups[g]
+            if not listed[default]:
+                raise GammaFileError(path, f"no gamma for {F.level_name(default)}")
+            pats = np.arange(base + 1, base + F.GROUP_SIZES[g])
+            table[pats[~listed[pats]]] = table[default]
+            continue
+        for i in range(base + 1, base + F.GROUP_SIZES[g]):
             if not listed[i]:
                 raise GammaFileError(path, f"no gamma for {F.level_name(i)}")
-    pats = np.arange(pat_base + 1, pat_base + F.GROUP_SIZES[-1])
-    table[pats[~listed[pats]]] = table[default]
     return Gammas(table, path=path, comments=comments, listed=listed)
 
 

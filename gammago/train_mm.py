@@ -126,21 +126,24 @@ def build_teams(train, min_count):
     for g in range(F.N_GROUPS):
         seen += np.bincount(teams[:, g], weights=team_count, minlength=nfeat)
     winners = inverse[winner_entry]
-    # rare patterns -> the default pattern id
-    pat = F.GROUP_BASES[-1]
-    pats = np.arange(pat + 1, pat + 1 + F.N_PAT3)
-    rare = pats[(seen[pats] < min_count)]
-    remap = np.arange(nfeat, dtype=np.int32)
-    remap[rare] = pat + F.PAT3_DEFAULT
-    teams[:, -1] = remap[teams[:, -1]]
-    seen[pat + F.PAT3_DEFAULT] += seen[rare].sum()
+    # rare patterns -> their group's default pattern id, group by group
+    kept, nrare = {}, {}
+    for g, npat, default in F.PATTERN_GROUPS:
+        base = F.GROUP_BASES[g]
+        pats = np.arange(base + 1, base + 1 + npat)
+        rare = pats[(seen[pats] < min_count)]
+        remap = np.arange(nfeat, dtype=np.int32)
+        remap[rare] = base + default
+        teams[:, g] = remap[teams[:, g]]
+        seen[base + default] += seen[rare].sum()
+        kept[F.GROUP_NAMES[g]] = len(pats) - len(rare)
+        nrare[F.GROUP_NAMES[g]] = len(rare)
     bar.update(1)
     cand = mm.candidates_matrix(offsets, inverse, counts, nteams=len(uniq))
     bar.update(1)
     bar.close()
     wins = np.bincount(teams[winners].ravel(), minlength=nfeat)
-    kept = len(pats) - len(rare)
-    return teams, cand, winners, seen, wins, kept, len(rare)
+    return teams, cand, winners, seen, wins, kept, nrare
 
 
 def groups_and_fixed():
@@ -248,10 +251,11 @@ def main(args):
     times["total"] = time.perf_counter() - t_start
 
     # the gamma file: every trained feature; patterns only when kept (others take the default)
-    pat = F.GROUP_BASES[-1]
     listed = ~fixed
     rare_mask = np.zeros(F.N_FEATURES, dtype=bool)
-    rare_mask[pat + 1: pat + 1 + F.N_PAT3] = seen[pat + 1: pat + 1 + F.N_PAT3] < args.min_pattern_count
+    for g, npat, _default in F.PATTERN_GROUPS:
+        base = F.GROUP_BASES[g]
+        rare_mask[base + 1: base + 1 + npat] = seen[base + 1: base + 1 + npat] < args.min_pattern_count
     listed &= ~rare_mask
     command = "gammago train-mm " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train-mm" else f"gammago train-mm {vars(args)}"
@@ -259,8 +263,9 @@ def main(args):
         f"trained {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by: {command}",
         f"data: {nrec} records read, {ntrain} training games ({npos:,} positions, "
         f"{args.positions_per_game or 'all'} per game), {len(held)} held out, {len(errors)} skipped",
-        f"patterns: {kept} kept (seen >= {args.min_pattern_count} times among candidates), "
-        f"{nrare} merged into pat3:default",
+        "patterns: " + "; ".join(
+            f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
+            f"candidates), {nrare[name]} merged into {name}:default" for name in kept),
         f"MM: {len(history)} sweeps, mean log-likelihood per position "
         f"{history[-1]['log_likelihood']:.4f}",
         "held out: " + (predict.format_summary(held_summary) if held_summary else "none"),

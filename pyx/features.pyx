@@ -126,6 +126,40 @@ cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil:
         code = code_swap(code)
     return FB_PAT3 + PAT3[code]
 
+cdef inline uint32_t _pat12_code(const board_t* b, int p, int c) noexcept nogil:
+    """The diamond's canonical 28-bit code (features.pxd G_PAT12), colours seen from c."""
+    cdef uint32_t code = b.code[p], outer = 0, t, o, best = 0xFFFFFFFF, col
+    cdef int k, s, q
+    for k in range(4):
+        q = p + b.off[k]
+        col = BORDER if b.color[q] == BORDER else b.color[q + b.off[k]]
+        if c == WHITE and (col == BLACK or col == WHITE):
+            col = 3 - col
+        outer |= col << (2 * k)
+    if c == WHITE:
+        code = code_swap(code)
+    for s in range(8):
+        t = _transform(code, SYM[s])
+        o = 0
+        for k in range(4):
+            o |= ((outer >> (2 * k)) & 3) << (2 * SYM[s][k])
+        t |= o << CODE_BITS
+        if t < best:
+            best = t
+    return best
+
+cdef inline uint32_t _pat12_bucket(uint32_t x) noexcept nogil:
+    # a 32-bit mix (the murmur3 finaliser), then the top PAT12_BITS bits
+    x ^= x >> 16
+    x *= 0x85EBCA6BU
+    x ^= x >> 13
+    x *= 0xC2B2AE35U
+    x ^= x >> 16
+    return x >> (32 - PAT12_BITS)
+
+cdef int feat_pat12(const board_t* b, int p, int c) noexcept nogil:
+    return FB_PAT12 + 1 + <int>_pat12_bucket(_pat12_code(b, p, c))
+
 cdef int EDGE_START[6]
 EDGE_START[:] = [0, 0, 7, 13, 18, 22]     # by a = 1..5: levels before a's run of b = a..7
 
@@ -272,6 +306,7 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
         out[G_LADDER] = FB_LADDER
         out[G_RACE] = FB_RACE
         out[G_NAKADE] = FB_NAKADE
+        out[G_PAT12] = FB_PAT12
         out[G_PAT3] = FB_PAT3
         return NGROUPS
     out[G_PASS] = FB_PASS
@@ -280,6 +315,7 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
     out[G_DIST2] = feat_dist(b, p, b.last2, FB_DIST2)
     out[G_EDGE] = feat_edge(b, p)
     feat_reading(b, p, c, out)
+    out[G_PAT12] = feat_pat12(b, p, c)
     out[G_PAT3] = feat_pat3(b, p, c)
     return NGROUPS
 
@@ -299,20 +335,23 @@ cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* fea
 # Python layer
 # =============================================================================================
 GROUP_NAMES = ("pass", "capture", "extension", "selfatari", "atari", "dist1", "dist2", "edge",
-               "ladder", "race", "nakade", "pat3")
+               "ladder", "race", "nakade", "pat12", "pat3")
 GROUP_BASES = (FB_PASS, FB_CAPTURE, FB_EXTENSION, FB_SELFATARI, FB_ATARI, FB_DIST1, FB_DIST2,
-               FB_EDGE, FB_LADDER, FB_RACE, FB_NAKADE, FB_PAT3)
+               FB_EDGE, FB_LADDER, FB_RACE, FB_NAKADE, FB_PAT12, FB_PAT3)
 GROUP_SIZES = (FN_PASS, FN_CAPTURE, FN_EXTENSION, FN_SELFATARI, FN_ATARI, FN_DIST, FN_DIST,
-               FN_EDGE, FN_LADDER, FN_RACE, FN_NAKADE, FN_PAT3)
+               FN_EDGE, FN_LADDER, FN_RACE, FN_NAKADE, FN_PAT12, FN_PAT3)
 # the groups the rollouts weigh (features.pxd: not the ones read by the tactical reader)
-ROLLOUT_GROUPS = tuple(n for n in GROUP_NAMES if n not in ("ladder", "race", "nakade"))
+ROLLOUT_GROUPS = tuple(n for n in GROUP_NAMES if n not in ("ladder", "race", "nakade", "pat12"))
+# the pattern groups: (group, number of patterns, local id of the merged default); training
+# merges the rare ones into the default, a gamma file lists the kept ones
+PATTERN_GROUPS = ((G_PAT12, PAT12_BUCKETS, PAT12_RARE), (G_PAT3, NPAT3, PAT3_RARE))
 VERSION = FEATURES_VERSION
 N_FEATURES = NFEAT
 N_GROUPS = NGROUPS
 N_PAT3 = NPAT3
 PAT3_DEFAULT = PAT3_RARE
 # bits each group's local id takes in a packed team key (extract_game)
-KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 5, 2, 1, 1, 13)
+KEY_BITS = (2, 4, 3, 2, 3, 5, 5, 5, 2, 1, 1, 17, 13)
 KEY_SHIFTS = tuple(sum(KEY_BITS[:g]) for g in range(NGROUPS))
 cdef int KSHIFT[NGROUPS]
 KSHIFT[:] = list(KEY_SHIFTS)
@@ -357,6 +396,8 @@ def level_name(int fid):
         return f"{name}:saves-2libs"
     if g == G_NAKADE:
         return f"{name}:vital-point"
+    if g == G_PAT12:
+        return f"{name}:default" if lv == PAT12_RARE else f"{name}:{lv - 1:04x}"
     if lv == PAT3_RARE:
         return f"{name}:default"
     return f"{name}:0x{PAT3_CODE[lv]:05x}"

@@ -18,7 +18,7 @@ from gammago.tactics cimport libs_after, tac_nakade_point
 from gammago.tail cimport tail_choose
 from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_LADDER, G_RACE, G_NAKADE, FB_LADDER, FB_RACE,
-                               FB_NAKADE, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
+                               FB_NAKADE, G_PAT12, FB_PAT12, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
 
@@ -959,11 +959,12 @@ cdef void rollout_release_gamma(void* arg, policy_t* pol) noexcept nogil:
 # Checking against a recomputation from scratch
 # ---------------------------------------------------------------------------------------------
 cdef inline void _unread(int32_t* ids) noexcept nogil:
-    """The groups of the tactical reader set to absent: the rollouts do not weigh them
-    (features.pxd), so the reference weights leave them out too."""
+    """The groups of the tactical reader and the diamond set to absent: the rollouts do not
+    weigh them (features.pxd), so the reference weights leave them out too."""
     ids[G_LADDER] = FB_LADDER
     ids[G_RACE] = FB_RACE
     ids[G_NAKADE] = FB_NAKADE
+    ids[G_PAT12] = FB_PAT12
 
 cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen) noexcept nogil:
     cdef int c = b.to_move, p, n = 0, row

@@ -280,3 +280,16 @@ def test_distance_to_a_captured_stone():
     # now White to move; last2 = A1 (captured, empty)
     ids = F.move_ids(b, "A1", "w")
     assert ids[G["dist2"]] == BASE["dist2"] + 1
+
+
+def test_the_diamond_sees_two_steps_away():
+    """pat12 tells apart positions whose 3x3 around the move is the same but whose points two
+    steps away differ (a stone, the edge); pat3 does not."""
+    empty = Board(9)
+    north = Board(9)
+    north.setup(black=["E7"])
+    edge = Board(9)
+    ids = [F.move_ids(b, v, "b") for b, v in ((empty, "E5"), (north, "E5"), (edge, "E2"))]
+    assert ids[0][G["pat3"]] == ids[1][G["pat3"]] == ids[2][G["pat3"]]
+    assert len({i[G["pat12"]] for i in ids}) == 3
+    assert all(F.level_name(i[G["pat12"]]).startswith("pat12:") for i in ids)

@@ -26,6 +26,10 @@ The record (--json FILE) is rewritten after every game, atomically, so a match s
 --resume continues it, playing only the missing games (a larger --games extends a finished match).
 It refuses a record made with other settings (engines, size, komi, seed, time, SPRT).
 
+With --scheduler ADDRESS the games are tasks on a Dask cluster's workers (gammago/cluster.py,
+docs/CLUSTER.md): the engine command lines run there; the loop below, the record, --resume and
+the SPRT are the same, and so are the games (each game's seed is --seed + its number).
+
 Statistics are from engine1's side: a draw counts half a win; the 95% interval of the score is
 Wilson's; Elo = -400 log10(1/score - 1) with the interval mapped through the same function;
 SPRT: log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) for the game outcomes

@@ -26,7 +26,8 @@ cannot read, say), until the next loadsgf / boardsize / clear_board that it acce
 timed-out engine is restarted for the next test, and the file's setup so far is sent to it again.
 
 The pass rate is (PASS + unexpected PASS) / tests run: the share of positions where the engine
-chose an acceptable move. One engine process per file; one file at a time.
+chose an acceptable move. One engine process per file; one file at a time, or, with
+--scheduler ADDRESS, one task per file on a Dask cluster's workers (docs/CLUSTER.md).
 """
 import dataclasses
 import fnmatch

@@ -3,7 +3,8 @@
 Phases, each with a progress bar:
   1. extract  read the records (files, directories, tar archives), split the games into
               training and held-out BY GAME, replay each training game in C and record, at
-              sampled positions, the feature team of every legal move (both cores)
+              sampled positions, the feature team of every legal move (both cores, or
+              with --scheduler ADDRESS the workers of a Dask cluster: docs/CLUSTER.md)
   2. teams    one table of distinct teams; rare 3x3 patterns merged into the default pattern
   3. MM       Coulom's MM, group by group, until the log-posterior stops improving
   4. held-out rank the moves of every position of the held-out games with the new gammas

@@ -115,6 +115,26 @@ def test_a_game_whose_worker_dies_is_played_again(address, tmp_path):
     assert all(g["reason"] == "score" and g["result"] == "W+0.5" for g in data["games"])
 
 
+def test_a_game_that_kills_its_workers_too_often_is_abandoned_then_resumed(tmp_path):
+    """With no failures allowed (distributed.scheduler.allowed-failures = 0), the first worker
+    death gives the game up (KilledWorker): it is counted as abandoned, not recorded, and a
+    resumed match plays it."""
+    import dask
+    marker = tmp_path / "killed"
+    cfg = MatchConfig(engines={1: f"{SCRIPTED} kill-parent {marker}", 2: f"{SCRIPTED} pass"},
+                      names={1: "one", 2: "two"}, games=3, komi=0.5)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with _local_cluster() as c, distributed.Client(c) as client:
+            results, s = run_match(cfg, progress=False, games=ClusterGames(client, cfg))
+            assert marker.exists() and s["abandoned"] == 1 and s["games"] == 2
+            lost = [r for r in results if r.winner == "x"]
+            # the game whose engine1 asked for a move first (0 or 1: they start together)
+            assert len(lost) == 1 and lost[0].index in (0, 1) and "worker died" in lost[0].detail
+            again, s = run_match(cfg, progress=False, done=results, games=ClusterGames(client, cfg))
+    assert [r.index for r in again] == [0, 1, 2] and s["abandoned"] == 0
+    assert all(r.result == "W+0.5" for r in again)
+
+
 def test_a_scheduler_that_goes_away_leaves_a_record_that_resumes(tmp_path):
     """The cluster is shut down while its games run: the command stops within seconds, saying
     so; its record keeps the finished games, and --resume (here locally) plays the rest: the
@@ -140,7 +160,9 @@ def test_a_scheduler_that_goes_away_leaves_a_record_that_resumes(tmp_path):
     p = _match(*args, "--resume")
     assert p.returncode == 0, p.stderr
     data = json.loads(js.read_text())
-    assert data["finished"] and data["games"][:len(first["games"])] == first["games"]
+    assert data["finished"]
+    by_index = {g["index"]: g for g in data["games"]}
+    assert all(by_index[g["index"]] == g for g in first["games"])        # kept as they were
     assert [g["index"] for g in data["games"]] == list(range(8))
     assert all(g["result"] == "W+0.5" and g["black"] == 1 + g["index"] % 2 for g in data["games"])
     assert data["summary"]["engine1"]["wins"] == 4

@@ -26,6 +26,10 @@ The record (--json FILE) is rewritten after every game, atomically, so a match s
 --resume continues it, playing only the missing games (a larger --games extends a finished match).
 It refuses a record made with other settings (engines, size, komi, seed, time, SPRT).
 
+With --scheduler ADDRESS the games are tasks on a Dask cluster's workers (gammago/cluster.py,
+docs/CLUSTER.md): the engine command lines run there; the loop below, the record, --resume and
+the SPRT are the same, and so are the games (each game's seed is --seed + its number).
+
 Statistics are from engine1's side: a draw counts half a win; the 95% interval of the score is
 Wilson's; Elo = -400 log10(1/score - 1) with the interval mapped through the same function;
 SPRT: log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) for the game outcomes
@@ -46,6 +50,7 @@ import sys
 import threading
 import time
 
+from gammago import cluster
 from gammago.board import Board
 
 # --- constants ----------------------------------------------------------------------------------
@@ -117,6 +122,9 @@ class EngineFailure(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+    def __reduce__(self):           # pickled back from a cluster's worker
+        return EngineFailure, (self.reason, self.detail)
 
 
 def expand_command(command, seed):
@@ -532,15 +540,66 @@ def engine_name(command, seed=0):
     return f"{name} {version}".strip()
 
 
-def run_match(cfg, progress=True, on_result=None, done=()):
+def abandoned_result(cfg, index, detail):
+    """A game that was not played to its end: not counted, not recorded (--resume plays it)."""
+    e1_black = (index % 2 == 0) or not cfg.alternate
+    return GameResult(index=index, black=1 if e1_black else 2, white=2 if e1_black else 1,
+                      winner="x", reason="abandoned", detail=detail, result="", moves=0,
+                      seconds=0.0, max_move_s={1: 0.0, 2: 0.0})
+
+
+class LocalGames:
+    """The games of a match in threads of this process, --parallel at a time. run_match drives
+    this or gammago.cluster.ClusterGames (the same interface) with one loop."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.event = threading.Event()
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=cfg.parallel)
+
+    @property
+    def stopped(self):
+        return self.event.is_set()
+
+    def capacity(self):
+        return self.cfg.parallel
+
+    def submit(self, index):
+        return self.pool.submit(play_game, self.cfg, index, self.event)
+
+    def wait(self, running):
+        return concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+
+    def result(self, fut):
+        return fut.result()
+
+    def stop(self):
+        """Start no more games; the running ones end at their next move, abandoned."""
+        self.event.set()
+
+    def drain(self, running):
+        out = []
+        for fut in running:
+            try:
+                out.append(fut.result())
+            except Exception:
+                pass
+        return out
+
+    def close(self):
+        self.pool.shutdown(wait=True)
+
+
+def run_match(cfg, progress=True, on_result=None, done=(), games=None):
     """Play the match; returns (results, summary). SPRT stops early; Ctrl-C stops cleanly.
     `done`: games already played (a resumed match); only the other indices below cfg.games are
     played, and the statistics count all of them. on_result(results, summary) after every
-    finished game (not an abandoned one)."""
+    finished game (not an abandoned one). `games`: where they are played (LocalGames(cfg) by
+    default; gammago.cluster.ClusterGames on a Dask cluster)."""
     from tqdm import tqdm
     results = [r for r in done if r.winner != "x"]
     todo = sorted(set(range(cfg.games)) - {r.index for r in results})
-    stop = threading.Event()
+    games = games if games is not None else LocalGames(cfg)
     lo, hi = sprt_bounds(cfg.alpha, cfg.beta)
 
     def decides(s):          # the SPRT's LLR has left its interval
@@ -549,45 +608,43 @@ def run_match(cfg, progress=True, on_result=None, done=()):
     decided = None
     if cfg.sprt and results and decides(summarize(results, cfg)):
         decided = len(results)
-        stop.set()
+        games.stop()
     bar = tqdm(total=max(cfg.games, len(results)), initial=len(results), desc="match",
                unit="game", disable=not progress, file=sys.stderr)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=cfg.parallel) as pool:
-        running = set()
-        try:
-            while True:
-                while not stop.is_set() and todo and len(running) < cfg.parallel:
-                    running.add(pool.submit(play_game, cfg, todo.pop(0), stop))
-                if not running:
-                    break
-                done_now, running = concurrent.futures.wait(
-                    running, return_when=concurrent.futures.FIRST_COMPLETED)
-                for fut in done_now:
-                    r = fut.result()
-                    results.append(r)
-                    if r.winner == "x":
-                        continue
-                    s = summarize(results, cfg)
-                    if on_result:
-                        on_result(results, s)
-                    bar.update(1)
-                    t = s["engine1"]
-                    post = {"e1": f"{t['wins']}-{t['losses']}-{t['draws']}"}
-                    if cfg.sprt:
-                        post["LLR"] = f"{s['llr']:.2f}"
-                        if decided is None and decides(s):
-                            decided = s["games"]
-                            stop.set()
-                    bar.set_postfix(post)
-        except KeyboardInterrupt:
-            stop.set()
-            print("\ninterrupted: stopping the games in progress", file=sys.stderr)
-            for fut in running:
-                try:
-                    results.append(fut.result())
-                except Exception:
-                    pass
-    bar.close()
+    running = set()
+    try:
+        while True:
+            capacity = games.capacity()
+            while not games.stopped and todo and len(running) < capacity:
+                running.add(games.submit(todo.pop(0)))
+            if not running:
+                break
+            done_now, running = games.wait(running)
+            for fut in done_now:
+                r = games.result(fut)
+                results.append(r)
+                if r.winner == "x":
+                    continue
+                s = summarize(results, cfg)
+                if on_result:
+                    on_result(results, s)
+                bar.update(1)
+                t = s["engine1"]
+                post = {"e1": f"{t['wins']}-{t['losses']}-{t['draws']}"}
+                if cfg.sprt:
+                    post["LLR"] = f"{s['llr']:.2f}"
+                    if decided is None and decides(s):
+                        decided = s["games"]
+                        games.stop()
+                bar.set_postfix(post)
+    except KeyboardInterrupt:
+        games.stop()
+        print("\ninterrupted: stopping the games in progress", file=sys.stderr)
+        results.extend(games.drain(running))
+    finally:
+        games.stop()
+        games.close()
+        bar.close()
     results.sort(key=lambda r: r.index)
     summary = summarize(results, cfg)
     if decided:
@@ -675,6 +732,7 @@ def add_arguments(p):
                    help="continue the match recorded in --json FILE: keep its games, play the "
                         "missing ones up to --games (start afresh if FILE does not exist)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    cluster.add_arguments(p)
 
 
 def config_from_args(args):
@@ -738,12 +796,38 @@ def main(args):
             cfg.names[k] = cfg.names[k] or names.get(k, "")
         print(f"resuming {args.json}: {len(done)} games recorded, "
               f"{len(set(range(cfg.games)) - {r.index for r in done})} to play", file=sys.stderr)
+    client = None
+    if args.scheduler:
+        try:
+            client = cluster.connect(args.scheduler, args.connect_timeout,
+                                     log=lambda m: print(m, file=sys.stderr))
+        except cluster.ClusterError as e:
+            print(f"gammago match: {e}", file=sys.stderr)
+            return 2
+    try:
+        return _play(args, cfg, done, wall_before, client)
+    except cluster.ClusterError as e:
+        print(f"gammago match: {e}" + ("\nthe record keeps every finished game: the same command "
+                                       "with --resume continues it" if args.json else ""),
+              file=sys.stderr)
+        return 1
+    finally:
+        if client is not None:
+            cluster.close(client, lost=client.status != "running")
+
+
+def _play(args, cfg, done, wall_before, client):
     for k in (1, 2):
         if not cfg.names[k]:
             try:
-                cfg.names[k] = engine_name(cfg.engines[k], cfg.seed)
+                if client is None:
+                    cfg.names[k] = engine_name(cfg.engines[k], cfg.seed)
+                else:           # the engine must run where the games are played
+                    cfg.names[k] = cluster.call(client, engine_name, cfg.engines[k], cfg.seed,
+                                                what=f"starting engine{k}")
             except EngineFailure as e:
-                print(f"gammago match: engine{k} does not answer GTP: {e}", file=sys.stderr)
+                print(f"gammago match: engine{k} does not answer GTP"
+                      + (" on a worker" if client else "") + f": {e}", file=sys.stderr)
                 return 2
     if cfg.names[1] == cfg.names[2]:
         cfg.names = {1: cfg.names[1] + " (1)", 2: cfg.names[2] + " (2)"}
@@ -762,8 +846,9 @@ def main(args):
         write_record(args.json, cfg, results, s, finished=False)
 
     t0 = time.monotonic()
+    games = cluster.ClusterGames(client, cfg) if client is not None else None
     results, summary = run_match(cfg, progress=not args.quiet,
-                                 on_result=checkpoint if args.json else None, done=done)
+                                 on_result=checkpoint if args.json else None, done=done, games=games)
     summary["wall_s"] = round(wall_before + time.monotonic() - t0, 1)
     print(format_table(summary, cfg))
     print(f"({summary['wall_s']:.0f} s; longest genmove: engine1 "

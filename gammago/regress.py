@@ -26,7 +26,8 @@ cannot read, say), until the next loadsgf / boardsize / clear_board that it acce
 timed-out engine is restarted for the next test, and the file's setup so far is sent to it again.
 
 The pass rate is (PASS + unexpected PASS) / tests run: the share of positions where the engine
-chose an acceptable move. One engine process per file; one file at a time.
+chose an acceptable move. One engine process per file; one file at a time, or, with
+--scheduler ADDRESS, one task per file on a Dask cluster's workers (docs/CLUSTER.md).
 """
 import dataclasses
 import fnmatch
@@ -36,6 +37,7 @@ import re
 import sys
 import time
 
+from gammago import cluster
 from gammago.match import UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, expand_command
 
 # --- constants ----------------------------------------------------------------------------------
@@ -331,6 +333,12 @@ def run_file(tst, argv, label, timeout, on_result=None):
     return results, notes
 
 
+def run_file_on_worker(tst, engine, seed, timeout):
+    """run_file on a cluster's worker: the engine command is expanded there (`gammago` is the
+    worker's Python, `gnugo:LEVEL` the worker's GNU Go)."""
+    return run_file(tst, expand_command(engine, seed), engine, timeout)
+
+
 # --- summaries and output -------------------------------------------------------------------------
 def summarize(results, skipped=0):
     s = {k: 0 for k in OUTCOMES}
@@ -403,6 +411,7 @@ def add_arguments(p):
     p.add_argument("--json", default="", metavar="FILE",
                    help="write a record of every test and the summaries (rewritten after each file)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    cluster.add_arguments(p)
 
 
 def main(args):
@@ -450,26 +459,54 @@ def main(args):
                             f"/{sum(counts.values())}")
 
     t0 = time.monotonic()
+    order = {t.name: k for k, t in enumerate(files)}
+    per_file = {}                  # name -> (results, notes, summary), in the order they finish
 
     def summaries(finished):
+        names = sorted(per_file, key=order.get)          # files in suite order, whatever ran first
+        results[:] = [r for n in names for r in per_file[n][0]]
+        notes[:] = [x for n in names for x in per_file[n][1]]
+        by_file.clear()
+        by_file.update((n, per_file[n][2]) for n in names)
         total = summarize(results, sum(s["skipped"] for s in by_file.values()))
         total["wall_s"] = round(time.monotonic() - t0, 1)
         return make_record(args.engine, argv, suite, results, by_file, total, errors, notes, finished)
 
+    todo = []
+    for tst in files:
+        skipped = sum(1 for it in tst.tests if not it.runs)
+        if skipped == len(tst.tests):              # nothing to run: no engine started
+            per_file[tst.name] = ([], [], summarize([], skipped))
+        else:
+            todo.append(tst)
+
+    def finished_file(tst, rs, ns):
+        per_file[tst.name] = (rs, ns, summarize(rs, sum(1 for it in tst.tests if not it.runs)))
+        if args.json:
+            write_record(args.json, summaries(False))
+
+    client = None
     try:
-        for tst in files:
-            skipped = sum(1 for it in tst.tests if not it.runs)
-            if skipped == len(tst.tests):          # nothing to run: no engine started
-                by_file[tst.name] = summarize([], skipped)
-                continue
-            rs, ns = run_file(tst, argv, args.engine, args.timeout, on_result)
-            results.extend(rs)
-            notes.extend(ns)
-            by_file[tst.name] = summarize(rs, skipped)
-            if args.json:
-                write_record(args.json, summaries(False))
+        if args.scheduler:                         # one task per file on the cluster's workers
+            client = cluster.connect(args.scheduler, args.connect_timeout,
+                                     log=lambda m: bar.write(m, file=sys.stderr))
+            tasks = [(tst, args.engine, args.seed, args.timeout) for tst in todo]
+            for i, (rs, ns) in cluster.map_unordered(client, run_file_on_worker, tasks,
+                                                     what="a .tst file"):
+                for r in rs:
+                    on_result(r)
+                finished_file(todo[i], rs, ns)
+        else:
+            for tst in todo:
+                rs, ns = run_file(tst, argv, args.engine, args.timeout, on_result)
+                finished_file(tst, rs, ns)
+    except cluster.ClusterError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2 if client is None else 1
     finally:
         bar.close()
+        if client is not None:
+            cluster.close(client, lost=client.status != "running")
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
 

@@ -3,7 +3,8 @@
 Phases, each with a progress bar:
   1. extract  read the records (files, directories, tar archives), split the games into
               training and held-out BY GAME, replay each training game in C and record, at
-              sampled positions, the feature team of every legal move (both cores)
+              sampled positions, the feature team of every legal move (both cores, or
+              with --scheduler ADDRESS the workers of a Dask cluster: docs/CLUSTER.md)
   2. teams    one table of distinct teams; rare 3x3 patterns merged into the default pattern
   3. MM       Coulom's MM, group by group, until the log-posterior stops improving
   4. held-out rank the moves of every position of the held-out games with the new gammas
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from gammago import cluster
 from gammago import features as F
 from gammago import gammas as gammas_mod
 from gammago import mm, predict, sgf
@@ -76,8 +78,10 @@ def _extract_chunk(chunk):
     return out
 
 
-def extract(paths, args, workers):
-    """Phase 1. Returns (train arrays list, held-out games, errors, records read)."""
+def extract(paths, args, workers, client=None):
+    """Phase 1. Returns (train arrays list, held-out games, errors, records read). The chunks go
+    to `workers` local processes, or to the workers of a Dask cluster (`client`): the same
+    _extract_chunk on the same chunks, its results taken in the same order."""
     train, held, errors = [], [], []
     sources = sgf.iter_sources(paths)
     if args.max_games is not None:
@@ -86,8 +90,13 @@ def extract(paths, args, workers):
     bar = tqdm(total=args.max_games, desc="extract", unit="game", file=sys.stderr,
                dynamic_ncols=True)
     n = 0
-    for out in predict.map_chunks(_extract_chunk, predict.chunked(sources, CHUNK), workers,
-                                  _init, (cfg,)):
+    chunks = predict.chunked(sources, CHUNK)
+    if client is not None:
+        from gammago import cluster
+        outs = cluster.map_chunks(client, _extract_chunk, chunks, _init, (cfg,))
+    else:
+        outs = predict.map_chunks(_extract_chunk, chunks, workers, _init, (cfg,))
+    for out in outs:
         for kind, name, payload in out:
             n += 1
             if kind == "train":
@@ -191,6 +200,7 @@ def add_arguments(p):
                    help="stop when a sweep gains less log-posterior per position")
     p.add_argument("--workers", type=int, default=predict.WORKERS, help="processes (default 2)")
     p.add_argument("--report", metavar="PNG", help="report image (default: OUT with .png)")
+    cluster.add_arguments(p)      # phase 1 on a Dask cluster; MM and held-out stay here
 
 
 def main(args):
@@ -211,9 +221,20 @@ def main(args):
     workers = max(1, args.workers)
     times = {}
 
-    t = time.perf_counter()
-    train, held, errors, nrec = extract(args.paths, args, workers)
-    times["extract"] = time.perf_counter() - t
+    client = None
+    try:
+        if args.scheduler:
+            client = cluster.connect(args.scheduler, args.connect_timeout, need_features=True,
+                                     log=lambda m: print(m, file=sys.stderr))
+        t = time.perf_counter()
+        train, held, errors, nrec = extract(args.paths, args, workers, client)
+        times["extract"] = time.perf_counter() - t
+    except cluster.ClusterError as e:
+        print(f"gammago train-mm: {e}", file=sys.stderr)
+        return 2 if client is None else 1
+    finally:
+        if client is not None:
+            cluster.close(client, lost=client.status != "running")
     if not train:
         print(f"gammago train-mm: no usable training game in {nrec} records "
               f"({len(errors)} skipped)", file=sys.stderr)

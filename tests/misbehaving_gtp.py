@@ -10,7 +10,12 @@ It answers the setup commands, and on `genmove` does what MODE says:
   crash     exits with code 3
   slow      sleeps SECONDS (default 3), then passes
   refuse    passes, and answers every `play` with an error
+  kill-parent FILE
+            the first time any copy of it is asked for a move (FILE does not exist yet), creates
+            FILE and kills its parent process (a cluster's worker) with SIGKILL; then passes
 """
+import os
+import signal
 import sys
 import time
 
@@ -37,6 +42,10 @@ def main():
         elif cmd == "genmove":
             if mode == "crash":
                 return 3
+            if mode == "kill-parent" and not os.path.exists(sys.argv[2]):
+                with open(sys.argv[2], "x") as f:
+                    f.write(f"{os.getppid()}\n")
+                os.kill(os.getppid(), signal.SIGKILL)
             if mode == "slow":
                 time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 3.0)
             out = {"resign": "resign", "illegal": "E5", "garbage": "Z99"}.get(mode, "pass")

@@ -33,3 +33,19 @@ def test_shipped_dir_prefers_the_checkout():
     assert shipped_dir("patterns") == gammas.PATTERNS_DIR or os.environ.get("GAMMAGO_PATTERNS")
     assert (shipped_dir("patterns") / "gammas19.gamma").is_file()
     assert (shipped_dir("models") / os.path.basename(net.DEFAULT_MODEL)).is_file()
+
+
+def test_no_dask_without_a_scheduler():
+    """dask is an optional extra, imported only when --scheduler is given."""
+    import subprocess
+    import sys
+    code = ("import sys, gammago.cli as c; c.build_parser(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    assert any(d.startswith("dask[distributed]") for d in extras["cluster"])
+    assert set(extras["cluster"]) <= set(extras["test"])          # CI runs the cluster tests

@@ -1,0 +1,311 @@
+"""Scale-out on a Dask cluster: what `--scheduler ADDRESS` does in `gammago match`, `regress`
+and `train-mm` (docs/CLUSTER.md: starting a scheduler and workers, what must be on them).
+
+    dask scheduler                                         # on one machine: tcp://HOST:8786
+    dask worker tcp://HOST:8786 --nthreads 1 --nworkers N  # on every machine (N: its cores)
+    gammago match ... --scheduler tcp://HOST:8786
+
+One task per unit of work, run in a worker thread:
+  * match:    one task per game (`play_game`, both engines started on the worker, the SGF
+              sent back and written by the client); results stream back as they finish, into
+              the same loop, record, resume and SPRT as a local match;
+  * regress:  one task per .tst file (`run_file`);
+  * train-mm: one task per chunk of records (the same `_extract_chunk` as the local processes),
+              the records' bytes sent with the task, the results taken back in order.
+
+A worker that dies (killed, out of memory, its machine gone) loses its running tasks: the
+scheduler runs them again elsewhere, up to `distributed.scheduler.allowed-failures` times
+(default 3) before it gives up on one (KilledWorker: a match counts that game as abandoned, so
+`--resume` plays it again). A scheduler that goes away cancels everything in flight: the command
+stops with ClusterLost, and a match's record (written after every game) continues with
+`--resume`, on a cluster or locally.
+
+dask is imported here, inside the functions, and only when --scheduler is given: without it the
+commands run as they always did (`pip install ".[cluster]"` is optional).
+"""
+import collections
+import concurrent.futures
+import os
+import shutil
+import tempfile
+import time
+import uuid
+
+# --- constants ----------------------------------------------------------------------------------
+CONNECT_TIMEOUT_S = 10.0     # a scheduler that does not answer within this fails the command
+STOP_POLL_S = 1.0            # how often a game on a worker asks whether the match has stopped
+CHUNKS_PER_THREAD = 2        # train-mm: chunks in flight per worker thread (one queued behind each)
+CLOSE_TIMEOUT_S = 3.0        # closing the client after the scheduler has gone
+
+
+class ClusterError(Exception):
+    """The cluster cannot be used: no dask, no scheduler at the address, a worker without gammago."""
+
+
+class ClusterLost(ClusterError):
+    """The scheduler went away while work was in flight."""
+
+
+def add_arguments(p):
+    """--scheduler and --connect-timeout, the same for every command that can use a cluster."""
+    p.add_argument("--scheduler", default="", metavar="ADDRESS",
+                   help="run the work on the workers of the cluster whose scheduler is at ADDRESS "
+                        "(tcp://HOST:8786; needs the extra: pip install \"gammago[cluster]\"; "
+                        "docs/CLUSTER.md)")
+    p.add_argument("--connect-timeout", type=float, default=CONNECT_TIMEOUT_S, metavar="S",
+                   help=f"seconds to wait for the scheduler to answer (default {CONNECT_TIMEOUT_S:g})")
+
+
+# --- connecting -----------------------------------------------------------------------------------
+def _worker_info(need_features):
+    """Run on every worker: what it would compute with."""
+    import sys
+
+    import gammago
+    info = {"version": gammago.__version__, "python": "%d.%d" % sys.version_info[:2]}
+    if need_features:
+        from gammago import features as F
+        info["features"] = [int(F.N_FEATURES), [int(g) for g in F.GROUP_SIZES]]
+    return info
+
+
+def local_info(need_features=False):
+    return _worker_info(need_features)
+
+
+def connect(address, timeout=CONNECT_TIMEOUT_S, need_features=False, log=print):
+    """A dask.distributed Client of the scheduler at `address`, after checking that every worker
+    now connected imports the same gammago (and, with need_features, extracts the same feature
+    layout) as this process. ClusterError says what is wrong."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ClusterError("--scheduler needs dask.distributed: pip install \"gammago[cluster]\" "
+                           "(or pip install \"dask[distributed]\")") from None
+    t0 = time.monotonic()
+    try:
+        client = Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
+        raise ClusterError(f"scheduler {address} does not answer ({time.monotonic() - t0:.0f} s, "
+                           f"--connect-timeout {timeout:g}): {e}") from None
+    try:
+        mine = local_info(need_features)
+        try:
+            theirs = client.run(_worker_info, need_features, on_error="return")
+        except Exception as e:          # noqa: BLE001 -- any failure here is the cluster's
+            raise ClusterError(f"cannot ask the workers of {address}: {type(e).__name__}: {e}") from None
+        for worker, info in sorted(theirs.items()):
+            if isinstance(info, BaseException):
+                raise ClusterError(f"worker {worker} cannot run gammago: {type(info).__name__}: {info}")
+            if info != mine:
+                raise ClusterError(f"worker {worker} runs {info}, this process {mine}: install "
+                                   "the same gammago on every worker")
+        n = threads(client)
+        log(f"cluster {address}: {len(theirs)} worker(s), {n} thread(s)"
+            + ("; waiting for workers to join" if not n else ""))
+    except BaseException:
+        close(client)
+        raise
+    return client
+
+
+def threads(client):
+    """Worker threads of the cluster now (workers may join and leave at any time)."""
+    return sum(client.nthreads().values())
+
+
+def close(client, lost=False):
+    """Close the client; after a lost scheduler, without the reconnection tracebacks."""
+    if lost:                            # dask sets a level for each of its loggers
+        import logging
+        for name in ["distributed"] + list(logging.root.manager.loggerDict):
+            if name.split(".")[0] == "distributed":
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    try:
+        client.close(timeout=CLOSE_TIMEOUT_S)
+    except Exception:                   # noqa: BLE001 -- closing a broken client
+        pass
+
+
+def _lost(client, e):
+    return ClusterLost(f"the scheduler {client.scheduler.address} went away ({type(e).__name__}: "
+                       "the work in flight is lost)")
+
+
+def _result(client, fut, what, killed=False):
+    """fut.result(); ClusterLost when the scheduler went away, ClusterError for a task that raised
+    or that killed its worker too often (KilledWorker itself when `killed`)."""
+    from distributed import KilledWorker
+    try:
+        return fut.result()
+    except concurrent.futures.CancelledError as e:
+        raise _lost(client, e) from None
+    except KilledWorker as e:
+        if killed:
+            raise
+        raise ClusterError(f"{what}: its worker died every time it ran: {e}") from None
+    except Exception as e:              # noqa: BLE001 -- a task's own exception, from a worker
+        raise ClusterError(f"{what} failed on a worker: {type(e).__name__}: {e}") from e
+
+
+def call(client, fn, *args, what="a task"):
+    """fn(*args) on a worker, waited for; fn's own exceptions are raised here as they are."""
+    from distributed import KilledWorker
+    try:
+        return client.submit(fn, *args, pure=False).result()
+    except concurrent.futures.CancelledError as e:
+        raise _lost(client, e) from None
+    except KilledWorker as e:
+        raise ClusterError(f"{what}: its worker died every time it ran: {e}") from None
+
+
+# --- match: one task per game ---------------------------------------------------------------------
+class _RemoteStop:
+    """On a worker: the match's stop flag (a dask Event), asked at most every STOP_POLL_S."""
+
+    def __init__(self, name):
+        self.name = name
+        self.event = None
+        self.checked = 0.0
+        self.value = False
+
+    def is_set(self):
+        now = time.monotonic()
+        if not self.value and now - self.checked >= STOP_POLL_S:
+            self.checked = now
+            try:
+                if self.event is None:
+                    from distributed import Event
+                    self.event = Event(self.name)
+                self.value = self.event.is_set()
+            except Exception:           # noqa: BLE001 -- no scheduler: play on, nobody stops us
+                pass
+        return self.value
+
+
+def _play_game_task(cfg, index, stop_name):
+    """On a worker: play one game; its SGF (when asked for) comes back as bytes, not as a file
+    on the worker's disk."""
+    import dataclasses
+
+    from gammago.match import play_game
+    tmp = tempfile.mkdtemp(prefix="gammago-game-") if cfg.sgf_dir else ""
+    try:
+        res = play_game(dataclasses.replace(cfg, sgf_dir=tmp), index, _RemoteStop(stop_name))
+        data = b""
+        if res.sgf:
+            with open(res.sgf, "rb") as f:
+                data = f.read()
+            res.sgf = ""
+        return res, data
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class ClusterGames:
+    """The games of a match as Dask tasks; the interface of match.LocalGames (submit, wait,
+    result, stop, drain, close), so that run_match's loop is one and the same."""
+
+    def __init__(self, client, cfg):
+        from distributed import Event
+        self.client, self.cfg = client, cfg
+        self.stop_name = f"gammago-match-stop-{uuid.uuid4().hex}"
+        self.event = Event(self.stop_name, client=client)
+        self.index = {}
+        self.stopped = False
+
+    def capacity(self):
+        """Games in flight: one for every worker thread (at least one, that waits for a worker)."""
+        try:
+            return max(1, threads(self.client))
+        except Exception as e:          # noqa: BLE001
+            raise _lost(self.client, e) from None
+
+    def submit(self, index):
+        fut = self.client.submit(_play_game_task, self.cfg, index, self.stop_name, pure=False,
+                                 key=f"game-{index + 1}-{self.stop_name[-8:]}")
+        self.index[fut] = index
+        return fut
+
+    def wait(self, running):
+        from distributed import wait
+        try:
+            done, not_done = wait(list(running), return_when="FIRST_COMPLETED")
+        except concurrent.futures.CancelledError as e:
+            raise _lost(self.client, e) from None
+        return set(done), set(not_done)
+
+    def result(self, fut):
+        from distributed import KilledWorker
+
+        from gammago.match import abandoned_result
+        index = self.index.pop(fut)
+        try:
+            res, data = _result(self.client, fut, f"game {index + 1}", killed=True)
+        except KilledWorker as e:
+            return abandoned_result(self.cfg, index, f"its worker died every time it ran: {e}")
+        if data:
+            os.makedirs(self.cfg.sgf_dir, exist_ok=True)
+            res.sgf = os.path.join(self.cfg.sgf_dir, f"game_{index + 1:04d}.sgf")
+            with open(res.sgf, "wb") as f:
+                f.write(data)
+        return res
+
+    def stop(self):
+        if not self.stopped:
+            self.stopped = True
+            if self.client.status != "running":
+                return                  # no scheduler: nothing runs any more
+            try:
+                self.event.set()
+            except Exception:           # noqa: BLE001 -- no scheduler: nothing runs any more
+                pass
+
+    def drain(self, running):
+        """The results of the games still running after stop() (abandoned within STOP_POLL_S)."""
+        out = []
+        for fut in running:
+            try:
+                out.append(self.result(fut))
+            except ClusterError:
+                pass
+        return out
+
+    def close(self):
+        self.stop()
+
+
+# --- train-mm: one task per chunk, results in order -------------------------------------------
+def _call_chunk(fn, initializer, initargs, chunk):
+    if initializer is not None:
+        initializer(*initargs)
+    return fn(chunk)
+
+
+def map_chunks(client, fn, chunks, initializer=None, initargs=(), window=None):
+    """fn(chunk) for every chunk on the workers, yielded in the order of the chunks (as
+    predict.map_chunks does with local processes); initializer(*initargs) runs before each chunk
+    (it must be cheap). At most `window` chunks are in flight (default CHUNKS_PER_THREAD per
+    worker thread), so that the chunks are read as the workers take them."""
+    if window is None:
+        window = max(2, CHUNKS_PER_THREAD * threads(client))
+    pending = collections.deque()
+    for chunk in chunks:
+        pending.append(client.submit(_call_chunk, fn, initializer, initargs, chunk, pure=False))
+        if len(pending) >= window:
+            yield _result(client, pending.popleft(), "a chunk")
+    while pending:
+        yield _result(client, pending.popleft(), "a chunk")
+
+
+# --- regress: one task per file, results as they finish -------------------------------------------
+def map_unordered(client, fn, items, what="a task"):
+    """(i, fn(*items[i])) for every item, as the tasks finish."""
+    from distributed import as_completed
+    futs = {client.submit(fn, *args, pure=False): i for i, args in enumerate(items)}
+    try:
+        for fut in as_completed(futs):
+            yield futs[fut], _result(client, fut, what.format(i=futs[fut]))
+    except concurrent.futures.CancelledError as e:
+        raise _lost(client, e) from None

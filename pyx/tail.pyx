@@ -7,20 +7,19 @@ from gammago.board cimport (board_t, Board, board_is_legal, board_is_eye, board_
                             EMPTY, BLACK, WHITE, BORDER, PASS)
 from gammago.playout cimport light_choose
 from gammago.rng cimport rng_t, rng_below
-from gammago.tactics cimport (libs_after, tac_selfatari, tac_bad_selfatari, tac_escape_fails,
-                              TAC_YES)
+from gammago.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
 
 cdef enum:
     TAIL_TRIES = 10  # random draws of the light tail before it takes any legal non-eye point
-    TAIL_READ_BUDGET = 60   # reading nodes for "does this escape from atari still die?"
 
 # ---------------------------------------------------------------------------------------------
 # The light tail (gamma_policy_t.light_after): after a playout's first light_after moves the
 # gamma weights are no longer kept (their upkeep is most of a move's cost) and moves follow a
 # few rules, as Mogo's and Pachi's playouts do: capture the string of the last move when it is
 # in atari; save a string of the mover that the last move put in atari, by extending when that
-# leaves it two liberties and the string then escapes (tac_escape_fails: no running into a
-# working ladder) or by capturing a string next to it (one of these, uniformly);
+# leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
+# whether the extension runs into a working ladder cost 40% of the tail's speed for no
+# measured gain: docs/BENCHMARKS.md, "Tactics");
 # else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
 # last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
 # eye and is no bad self-atari of a string of two or more stones (tac_bad_selfatari: a killing
@@ -52,7 +51,7 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
             continue
         h = b.head[q]
         p = board_first_lib(b, h)
-        if libs_after(b, p, c, 2) >= 2 and tac_escape_fails(b, p, c, TAIL_READ_BUDGET) != TAC_YES:
+        if libs_after(b, p, c, 2) >= 2:
             cand[n] = p
             n += 1
         s = h

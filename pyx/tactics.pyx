@@ -187,16 +187,11 @@ cdef inline bint _captures(const board_t* b, int p, int c) noexcept nogil:
 cdef bint tac_selfatari(const board_t* b, int p, int c) noexcept nogil:
     return libs_after(b, p, c, 2) <= 1 and not _captures(b, p, c)
 
-cdef bint _one_eye_shape(const int16_t* pts, int n, const board_t* b) noexcept nogil:
-    """Do the n points (connected) make an eye space that a stone on its vital point leaves
-    with one eye: 1 to 3 points, pyramid or square four, crossed or bulky five, rabbity six.
-    Told apart by how many region neighbours each point has."""
-    cdef int cnt[5]
-    cdef int i, j, t, d, e
-    if n <= 3:
-        return n >= 1
-    if n > 6:
-        return 0
+cdef int _shape_degrees(const board_t* b, const int16_t* pts, int n, int* cnt) noexcept nogil:
+    """cnt[d] (d = 0..4): how many of the n points have d neighbours among them. Returns the
+    point with the most, or PASS when two share the most (eye shapes are told apart this way,
+    as Fuego's GoEyeUtil and Pachi's nakade do)."""
+    cdef int i, j, t, d, e, best = PASS, bestd = -1, nbest = 0
     for d in range(5):
         cnt[d] = 0
     for i in range(n):
@@ -208,11 +203,34 @@ cdef bint _one_eye_shape(const int16_t* pts, int n, const board_t* b) noexcept n
                     d += 1
                     break
         cnt[d] += 1
-    return ((n == 4 and cnt[1] == 3 and cnt[3] == 1) or               # pyramid four
-            (n == 4 and cnt[2] == 4) or                               # square four
+        if d > bestd:
+            bestd = d
+            best = pts[i]
+            nbest = 1
+        elif d == bestd:
+            nbest += 1
+    return best if nbest == 1 else PASS
+
+cdef inline bint _killable(int n, const int* cnt) noexcept nogil:
+    """A connected region of n points with these degree counts is an eye space that one stone
+    on its vital point leaves with one eye: straight or bent three, pyramid four, crossed or
+    bulky five, rabbity six."""
+    return ((n == 3 and cnt[1] == 2 and cnt[2] == 1) or               # straight / bent three
+            (n == 4 and cnt[1] == 3 and cnt[3] == 1) or               # pyramid four
             (n == 5 and cnt[1] == 4 and cnt[4] == 1) or               # crossed five
             (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
             (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1))     # rabbity six
+
+cdef bint _one_eye_shape(const int16_t* pts, int n, const board_t* b) noexcept nogil:
+    """Do the n points (connected) make an eye space that gives one eye at most: 1 to 3
+    points, a killable shape (_killable), or the square four (dead as it stands)."""
+    cdef int cnt[5]
+    if n <= 3:
+        return n >= 1
+    if n > 6:
+        return 0
+    _shape_degrees(b, pts, n, cnt)
+    return _killable(n, cnt) or (n == 4 and cnt[2] == 4)
 
 cdef bint _killing_shape(const board_t* b, int s, int c) noexcept nogil:
     """The string of c at stone s (one liberty) fills an eye space of the opponent but for that
@@ -491,9 +509,9 @@ cdef int tac_nakade_point(const board_t* b, int last) noexcept nogil:
     point is the one point with the most. PASS when there is none. (Marking the regions
     already flooded from another neighbour of last, or bitmaps for the membership tests, cost
     more instructions than the short scans: callgrind.)"""
-    cdef int reg[6]
+    cdef int16_t reg[6]
     cdef int cnt[5]
-    cdef int k, j, i, n, q, s, e, col, own, ok, d, t, best, bestd, nbest
+    cdef int k, j, i, n, q, s, e, col, own, ok, t, vital
     if last == PASS:
         return PASS
     own = b.color[last]
@@ -504,7 +522,7 @@ cdef int tac_nakade_point(const board_t* b, int last) noexcept nogil:
         if b.color[q] != EMPTY:
             continue
         # flood the empty region from q: at most 6 points, no stone of the other colour around
-        reg[0] = q
+        reg[0] = <int16_t>q
         n = 1
         i = 0
         ok = 1
@@ -522,41 +540,16 @@ cdef int tac_nakade_point(const board_t* b, int last) noexcept nogil:
                         if n == 6:
                             ok = 0
                             break
-                        reg[n] = e
+                        reg[n] = <int16_t>e
                         n += 1
                 elif col == 3 - own:
                     ok = 0
                     break
         if not ok or n < 3:
             continue
-        for d in range(5):
-            cnt[d] = 0
-        best = PASS
-        bestd = -1
-        nbest = 0
-        for i in range(n):
-            d = 0
-            for j in range(4):
-                e = reg[i] + b.off[j]
-                for t in range(n):
-                    if reg[t] == e:
-                        d += 1
-                        break
-            cnt[d] += 1
-            if d > bestd:
-                bestd = d
-                best = reg[i]
-                nbest = 1
-            elif d == bestd:
-                nbest += 1
-        if nbest != 1:
-            continue
-        if ((n == 3 and cnt[1] == 2 and cnt[2] == 1) or               # straight / bent three
-                (n == 4 and cnt[1] == 3 and cnt[3] == 1) or           # pyramid four
-                (n == 5 and cnt[1] == 4 and cnt[4] == 1) or           # crossed five
-                (n == 5 and cnt[1] == 1 and cnt[2] == 3 and cnt[3] == 1) or   # bulky five
-                (n == 6 and cnt[1] == 2 and cnt[2] == 3 and cnt[4] == 1)):    # rabbity six
-            return best
+        vital = _shape_degrees(b, reg, n, cnt)
+        if vital != PASS and _killable(n, cnt):
+            return vital
     return PASS
 
 cdef bint tac_false_eye(const board_t* b, int p, int c) noexcept nogil:

@@ -126,3 +126,4 @@ ctypedef struct tree_t:
     # policy in gammago.net.RootSearch), by point (PASS = 0); used instead of prior_t at the root
     float* root_prior
     int has_root_prior
+    int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)

@@ -108,13 +108,29 @@ cdef int32_t _copy_subtree(const node_t* src, int32_t r, node_t* dst, int32_t ca
         i += 1
     return top
 
+cdef inline bint _fail_alloc(tree_t* t) noexcept nogil:
+    """Test hook (Search.fail_allocs): True while allocations of the tree are to fail."""
+    if t.fail_allocs > 0:
+        t.fail_allocs -= 1
+        return 1
+    return 0
+
 cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
-    """Make node r the new root, dropping everything else (copy into a fresh pool). Returns 0
-    when memory ran out (tree cleared)."""
-    cdef node_t* new = <node_t*>malloc(t.alloc * sizeof(node_t))
+    """Make node r the new root, dropping everything else (copy into a fresh pool). Returns 1,
+    or 2 when the fresh pool could not be had: then r is copied over the root in place and its
+    subtree stays where it is (the rest of the pool is not reclaimed)."""
+    cdef node_t* new = NULL
+    if not _fail_alloc(t):
+        new = <node_t*>malloc(t.alloc * sizeof(node_t))
     if new == NULL:
-        _tree_clear(t)
-        return 0
+        t.pool[0] = t.pool[r]
+        if t.pool[0].state != NODE_EXPANDED:
+            t.pool[0].state = NODE_LEAF
+            t.pool[0].first = -1
+            t.pool[0].nchildren = 0
+            t.pool[0].nopen = 0
+        t.pool[0].widening = 0
+        return 2
     t.top = _copy_subtree(t.pool, r, new, t.alloc)
     free(t.pool)
     t.pool = new
@@ -557,6 +573,15 @@ DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=
                 bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
                 rave=0, rave_equiv=1000.0, lgrf=0, crit=0.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
+_SAID = set()       # warnings given once per process (_say_once)
+
+
+def _say_once(key, text):
+    """Log a warning (logger 'gammago', stderr) the first time `key` comes up in the process."""
+    import logging
+    if key not in _SAID:
+        _SAID.add(key)
+        logging.getLogger("gammago").warning("tree: %s", text)
 
 
 cdef class Search:
@@ -773,6 +798,7 @@ cdef class Search:
         """Search from board. moves: the points played since the last root (each a point index,
         0 = pass), to keep that subtree; None clears the tree. Returns the visits kept."""
         cdef int32_t node = 0, i, found
+        cdef int kept
         cdef node_t* nd
         if moves is not None and self.t.root.size == board.b.size and self.t.top > 1:
             for m in moves:
@@ -791,7 +817,10 @@ cdef class Search:
             node = -1
         if node > 0:
             with nogil:
-                _keep_subtree(&self.t, node)
+                kept = _keep_subtree(&self.t, node)
+            if kept == 2:
+                _say_once("reuse", "no memory for a compact copy of the kept subtree: it is "
+                          "kept in place, the rest of the tree is not reclaimed")
         elif node < 0:
             _tree_clear(&self.t)
         # LGRF replies are kept across the moves of a game; another board size or a root
@@ -846,6 +875,10 @@ cdef class Search:
 
     def clear(self):
         _tree_clear(&self.t)
+
+    def fail_allocs(self, int n):
+        """Test hook: the tree's next n memory allocations fail, as malloc would without memory."""
+        self.t.fail_allocs = n
 
     # --- LGRF reply tables ---
     @property

@@ -105,6 +105,36 @@ def test_tree_reuse_keeps_the_subtree():
     assert s.set_root(b2, None) == 0
 
 
+def test_reuse_without_memory_keeps_the_subtree_and_says_so_once(caplog):
+    """When the memory for the kept subtree cannot be had (fail_allocs: the allocation fails,
+    as malloc would), the subtree is still kept, the search goes on from it, and a warning is
+    logged once per process."""
+    import logging
+    from gammago import tree as T
+    T._SAID.discard("reuse")
+    b = Board(9, 7)
+    s = Search(200000, seed=3)
+    s.set_root(b)
+    s.run(1, 4000)
+    a = max(s.children(), key=lambda c: c[1])[0]
+    r = max(s.children((a,)), key=lambda c: c[1])
+    expect = s.children((a, r[0]))
+    b.play(b.vertex(a))
+    b.play(b.vertex(r[0]))
+    s.fail_allocs(1 << 20)
+    with caplog.at_level(logging.WARNING, logger="gammago"):
+        kept = s.set_root(b, [a, r[0]])
+        assert kept == r[1] > 0 and s.children() == expect
+        s.run(1, 1000)
+        assert s.root_visits == kept + 1000
+        a2 = max(s.children(), key=lambda c: c[1])[0]
+        b.play(b.vertex(a2))
+        assert s.set_root(b, [a2]) > 0
+    s.fail_allocs(0)
+    said = [m for m in caplog.messages if "kept subtree" in m]
+    assert len(said) == 1
+
+
 def test_graft_copies_a_subtree_of_another_tree():
     """graft makes a tree the subtree of another tree below a path: the same statistics at every
     node, a search that goes on from them, and at most the tree's node limit of it."""

@@ -123,6 +123,8 @@ class EngineConfig:
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
                                      # stones are removed (else only when winning by Tromp-Taylor)
     reuse: bool = True             # keep the subtree of the moves played since the last search
+    ponder: bool = False           # after its own move, search on the opponent's time until the
+                                   # next command (Engine.ponder_start)
     early_stop: bool = True        # stop once the best move cannot be overtaken (when the
                                    # time saved can be used later: Clock.bankable)
     rollout: str = "auto"          # rollout policy: light (uniform) | gamma (pyx/rollout, the
@@ -211,6 +213,11 @@ class EngineConfig:
                        help="after an opponent pass, pass when winning with dead stones removed "
                             "(default: only when winning by Tromp-Taylor as the board stands)")
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
+        g.add_argument("--ponder", action="store_true",
+                       help="after its own move (genmove), search the position with the opponent "
+                            "to move until the next command arrives, and keep the subtree of the "
+                            "move the opponent plays for the next genmove (off by default; it "
+                            "uses the --threads while the opponent thinks)")
         g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                        help="always think for the whole budget (by default a search stops "
                             "once the best move cannot be overtaken, where the clock keeps the "
@@ -551,6 +558,8 @@ class Engine:
             self._use_net()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
         self.last_infos = []
+        self._ponder = None         # (thread, stop event) while pondering
+        self.pondered = 0           # playouts of the last pondering
         self.new_game(19, 7.5)
 
     def _use_net(self):
@@ -611,8 +620,50 @@ class Engine:
             log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
         self.search = new
 
+    # --- pondering ---
+    def ponder_start(self):
+        """--ponder: search the current position, the side to move (the opponent, after our
+        genmove) to play, on a background thread until ponder_stop(). The tree is kept as after
+        any search: when the opponent's move comes, the next search keeps its subtree (_root).
+        Not in the policy modes, not once the game is over (two passes), not twice at once."""
+        if (not self.config.ponder or self._ponder is not None
+                or self.config.mode in ("net-policy", "gamma-policy") or self.board.passes >= 2):
+            return False
+        c = parse_color(self.board.to_move)
+        stop = threading.Event()
+
+        def run():
+            try:
+                self._run_search(c, budget=None, no_pass=False, stop=stop, ponder=True)
+            except Exception:          # pondering must never take the engine down
+                log.exception("pondering failed")
+
+        th = threading.Thread(target=run, name="gammago-ponder", daemon=True)
+        self._ponder = (th, stop)
+        th.start()
+        return True
+
+    def ponder_stop(self):
+        """End pondering, if under way (every command that reads or changes the game calls it
+        first); returns the playouts it ran."""
+        if self._ponder is None:
+            return 0
+        th, stop = self._ponder
+        stop.set()
+        th.join()
+        self._ponder = None
+        self.pondered = self.search.playouts
+        log.info("pondered: %d playouts (%d root visits, %d nodes)", self.pondered,
+                 self.search.root_visits, self.search.nodes)
+        return self.pondered
+
+    @property
+    def pondering(self):
+        return self._ponder is not None
+
     # --- game state ---
     def new_game(self, size, komi):
+        self.ponder_stop()
         board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
         if self.config.mode == "auto":
             self._auto_search(board.size)
@@ -664,17 +715,21 @@ class Engine:
         self.last_infos = []
 
     def set_komi(self, komi):
+        self.ponder_stop()
         self.board.komi = float(komi)
         self._forget()
 
     def play(self, color, vertex):
+        self.ponder_stop()
         self.board.play(vertex, parse_color(color))
 
     def undo(self):
+        self.ponder_stop()
         self.board.undo()
         self._forget()
 
     def setup_stones(self, black, white):
+        self.ponder_stop()
         b = self.board.copy()
         b.setup(black, white)
         self.board = b
@@ -763,6 +818,7 @@ class Engine:
         return move
 
     def analyze(self, color, interval_s, stop, emit):
+        self.ponder_stop()
         c = parse_color(color)
         self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop)
         emit(self._infos(c))
@@ -780,6 +836,7 @@ class Engine:
         a search of `seconds` on the rollouts-only tree with `color` to move. The tree gathers
         it only with a criticality weight > 0: with --crit 0 (the default from 13x13 up) it
         searches with CRIT_PROBE, which leaves the widening order the rating order but for ties."""
+        self.ponder_stop()
         c = parse_color(color)
         b = self.board.copy()
         b.to_move = c
@@ -800,6 +857,7 @@ class Engine:
 
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
                 spend_clock=True):
+        self.ponder_stop()
         t0 = time.perf_counter()
         c = parse_color(color)
         if self.config.mode in ("net-policy", "gamma-policy"):
@@ -858,10 +916,11 @@ class Engine:
         return clock.bankable(budget)
 
     def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None,
-                    early_stop_s=0.0):
+                    early_stop_s=0.0, ponder=False):
         """Search from the current position for c. budget: seconds (None: until stop is set);
         early_stop_s: within this many seconds of the start, stop once the best move can no
-        longer be overtaken in the budget (early_stop_window)."""
+        longer be overtaken in the budget (early_stop_window); ponder: stop when the trees
+        are full (pondering on would only spend CPU)."""
         cfg = self.config
         self._root(c)
         fixed = cfg.playouts if budget is not None else 0
@@ -887,6 +946,8 @@ class Engine:
                 if self.search.full and not warned:
                     self._say_full()
                     warned = True
+                if ponder and self.search.full:
+                    self.search.stop()
                 if (seconds and now - t0 < early_stop_s
                         and self._settled_early(now - t0, seconds)):
                     self.search.stop()
@@ -998,6 +1059,7 @@ class Engine:
     def _status_owner(self):
         """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position,
         always on the rollouts-only tree (tree.Search), also when the net-root search plays."""
+        self.ponder_stop()
         b = self.board
         n = STATUS_PLAYOUTS.get(b.size, 2000)
         search = self._tree_search

@@ -649,12 +649,14 @@ class Engine:
         if self._ponder is None:
             return 0
         th, stop = self._ponder
+        t0 = time.perf_counter()
         stop.set()
         th.join()
         self._ponder = None
         self.pondered = self.search.playouts
-        log.info("pondered: %d playouts (%d root visits, %d nodes)", self.pondered,
-                 self.search.root_visits, self.search.nodes)
+        log.info("pondered: %d playouts (%d root visits, %d nodes), stopped in %.0f ms",
+                 self.pondered, self.search.root_visits, self.search.nodes,
+                 1000 * (time.perf_counter() - t0))
         return self.pondered
 
     @property
@@ -857,14 +859,18 @@ class Engine:
 
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
                 spend_clock=True):
-        self.ponder_stop()
         t0 = time.perf_counter()
+        pondered = self.pondering
+        self.ponder_stop()
         c = parse_color(color)
         if self.config.mode in ("net-policy", "gamma-policy"):
             return self._policy_move(c, emit)
         clock = self.clocks[c]
         empty = int((self.board.to_array() == 0).sum())
         budget = clock.budget(empty, self.config.margin, self.config.move_time)
+        if pondered:
+            # the time pondering took to stop is this move's (the clock runs since the command)
+            budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
         self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
                          early_stop_s=self.early_stop_window(clock, budget))
         infos = self._infos(c)

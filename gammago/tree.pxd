@@ -1,6 +1,7 @@
 # The search tree (implementation: pyx/tree.pyx), kept in four parts after Pachi's uct/:
-#   storage  - a pool of nodes with a hard cap; children of a node are one contiguous block,
-#              sorted by prior rating, so progressive widening opens a prefix of the block
+#   storage  - a pool of nodes in chunks taken as the tree grows, from a budget trees may share; the
+#              children of a node are one contiguous block (by index), sorted by prior rating, so
+#              progressive widening opens a prefix of the block
 #   descent  - one playout: walk from the root by the selection policy, expand, roll out, back up
 #   policy   - UCB1-Tuned plus a prior-rating bonus, over the children opened so far
 #   search   - worker threads running descents nogil until a playout cap, a deadline or a stop

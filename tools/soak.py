@@ -174,6 +174,7 @@ class Soak:
                         print(f"game {index}: engine refused {c} {move}: {e}", flush=True)
                         return "refused"
                 moves.append((c, move))
+                self.moves = len(moves)
                 passes = passes + 1 if move == "pass" else 0
                 if passes >= 2:
                     break
@@ -191,6 +192,7 @@ class Soak:
         for i in range(a.games):
             if a.minutes and time.monotonic() - t0 > a.minutes * 60:
                 break
+            self.moves = 0
             try:
                 end = self.game(i)
             except EngineFailure as e:
@@ -208,7 +210,7 @@ class Soak:
             st = status(self.eng.proc.pid)
             self.rss.append(st.get("VmRSS", 0))
             self.peak = st
-            print(f"game {i}: {end}; engine VmRSS {st.get('VmRSS', 0) / 1024:.1f} MB, "
+            print(f"game {i}: {end} after {self.moves} moves; engine VmRSS {st.get('VmRSS', 0) / 1024:.1f} MB, "
                   f"VmHWM {st.get('VmHWM', 0) / 1024:.1f} MB, VmPeak {st.get('VmPeak', 0) / 1024:.1f} MB "
                   f"({time.monotonic() - t0:.0f} s)", flush=True)
         self.eng.close()

@@ -38,11 +38,15 @@ DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its p
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
 STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
-# The tree's node pool (32 bytes a node, malloc'd untouched: memory is taken only as the tree
-# grows). 1 M nodes filled halfway through a 5 s move on 2 threads on 9x9 (~240k playouts, ~9
-# nodes each, plus the subtree kept from the last move: 2-3.3 M); 16 M leaves room for 10 s a
-# move there and for long analysis. BENCHMARKS "The tree's node pool".
-MAX_NODES = 16_000_000
+# The trees' memory (--max-memory): every tree of the engine (the rollouts tree, net-root's
+# child trees) takes its nodes (32 bytes each) in chunks of 512 KiB from one budget, as it
+# grows. 1 M nodes filled halfway through a 5 s move on 2 threads on 9x9 (~240k playouts, ~9
+# nodes each, plus the subtree kept from the last move: 2-3.3 M); 2 GB (64 M nodes) leaves room
+# for long analysis. BENCHMARKS "The tree's node pool", "Memory".
+MAX_MEMORY_MB = 2048         # the default bound: this, or a quarter of the machine's memory
+MAX_MEMORY_SHARE = 0.25      # ... when that is less
+MIN_MEMORY_MB = 16           # the smallest bound (each of net-root's 21 trees holds 512 KiB)
+NODE_BYTES = 32
 MAX_NODES_LIMIT = 1_000_000_000   # node indices are int32
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
@@ -94,18 +98,33 @@ DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 
 
+def default_max_memory():
+    """--max-memory's default in MB: MAX_MEMORY_MB, or MAX_MEMORY_SHARE of the physical memory
+    when that is less."""
+    import os
+    try:
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return MAX_MEMORY_MB
+    return max(MIN_MEMORY_MB, min(MAX_MEMORY_MB, int(phys * MAX_MEMORY_SHARE) >> 20))
+
+
 @dataclasses.dataclass
 class EngineConfig:
     playouts: int = 0              # fixed playouts per move (0: use the clock)
     seed: int = 1                  # seed of the playout generators
     threads: int = 1
     move_time: float = 1.0         # seconds per move when no time settings are given
-    max_nodes: int = MAX_NODES     # node pool cap of the tree (32 bytes a node)
+    max_memory: int = dataclasses.field(default_factory=default_max_memory)
+                                   # MB for the nodes of all the engine's trees together
+    max_nodes: int = 0             # expert: the same bound in nodes (0: from max_memory)
     margin: float = 1.0            # seconds kept in reserve on every clock
     resign: float = 0.10           # resign below this win rate (0 never)
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
                                      # stones are removed (else only when winning by Tromp-Taylor)
     reuse: bool = True             # keep the subtree of the moves played since the last search
+    ponder: bool = False           # after its own move, search on the opponent's time until the
+                                   # next command (Engine.ponder_start)
     early_stop: bool = True        # stop once the best move cannot be overtaken (when the
                                    # time saved can be used later: Clock.bankable)
     rollout: str = "auto"          # rollout policy: light (uniform) | gamma (pyx/rollout, the
@@ -175,10 +194,17 @@ class EngineConfig:
         g.add_argument("--move-time", type=float, default=d.move_time,
                        help="seconds per move when the controller gives no time settings "
                             "(always thought in full: time saved would be lost)")
-        g.add_argument("--max-nodes", type=int, default=d.max_nodes,
-                       help="tree node pool cap (32 bytes a node, taken only as the tree "
-                            "grows; default 16 M); when full the tree "
-                            "stops growing")
+        g.add_argument("--max-memory", type=int, default=d.max_memory, metavar="MB",
+                       help="memory for the search trees, all of them together (net-root's child "
+                            "trees included): taken in chunks of 512 KiB as they grow, given back "
+                            "as they shrink; once it is used up the trees stop growing (said once "
+                            f"on stderr) and the search goes on in them (default: {MAX_MEMORY_MB} "
+                            "MB or a quarter of the machine's memory, whichever is less; here "
+                            f"{d.max_memory}; at least {MIN_MEMORY_MB}). The rest of the process "
+                            "(the net, the boards, Python) comes on top")
+        g.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
+                       help="expert: the bound of --max-memory in nodes (32 bytes each) instead "
+                            "of MB (0: from --max-memory)")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")
         g.add_argument("--resign", type=float, default=d.resign,
@@ -187,6 +213,11 @@ class EngineConfig:
                        help="after an opponent pass, pass when winning with dead stones removed "
                             "(default: only when winning by Tromp-Taylor as the board stands)")
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
+        g.add_argument("--ponder", action="store_true",
+                       help="after its own move (genmove), search the position with the opponent "
+                            "to move until the next command arrives, and keep the subtree of the "
+                            "move the opponent plays for the next genmove (off by default; it "
+                            "uses the --threads while the opponent thinks)")
         g.add_argument("--no-early-stop", dest="early_stop", action="store_false",
                        help="always think for the whole budget (by default a search stops "
                             "once the best move cannot be overtaken, where the clock keeps the "
@@ -311,8 +342,11 @@ class EngineConfig:
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
-            (1000 <= self.max_nodes <= MAX_NODES_LIMIT,
-             f"--max-nodes must be in [1000, {MAX_NODES_LIMIT}], not {self.max_nodes}"),
+            (self.max_nodes == 0 or 1000 <= self.max_nodes <= MAX_NODES_LIMIT,
+             f"--max-nodes must be 0 or in [1000, {MAX_NODES_LIMIT}], not {self.max_nodes}"),
+            (MIN_MEMORY_MB <= self.max_memory <= MAX_NODES_LIMIT * NODE_BYTES >> 20,
+             f"--max-memory must be in [{MIN_MEMORY_MB}, {MAX_NODES_LIMIT * NODE_BYTES >> 20}] "
+             f"MB, not {self.max_memory}"),
             (0 <= self.resign < 1, f"--resign must be in [0, 1), not {self.resign}"),
             (self.margin >= 0, f"--margin must be >= 0, not {self.margin}"),
             (self.rollout in ("auto", "light", "gamma"), f"--rollout must be auto, light or gamma, not {self.rollout!r}"),
@@ -342,6 +376,13 @@ class EngineConfig:
                 gammas.parse_scale(self.rollout_scale)
         except ValueError as e:
             raise ValueError(f"--rollout-scale: {e}") from None
+
+    def node_budget(self):
+        """Nodes all the trees may hold together: --max-nodes, else --max-memory in whole chunks."""
+        if self.max_nodes:
+            return self.max_nodes
+        chunks = max(1, (self.max_memory << 20) // _tree.CHUNK_BYTES)
+        return min(MAX_NODES_LIMIT, chunks * _tree.NODES_PER_CHUNK)
 
     def tree_params(self, size=19):
         """The tree's parameters for a board size (expand_visits 0 and crit None resolved by
@@ -501,7 +542,11 @@ class Engine:
         self.config = config or EngineConfig()
         self.config.validate()
         self.clocks = {1: Clock(), 2: Clock()}
-        self.search = _tree.Search(self.config.max_nodes, seed=self.config.seed,
+        # one memory budget for every tree of the engine (--max-memory)
+        self.nodes = self.config.node_budget()
+        self.budget = _tree.NodeBudget(self.nodes)
+        self._full_said = False
+        self.search = _tree.Search(self.nodes, seed=self.config.seed, budget=self.budget,
                                    **self.config.tree_params())
         self._tree_search = self.search   # rollouts-only search (--mode auto switches by size)
         self._root_search = None          # net-root search, once the net is loaded
@@ -513,6 +558,8 @@ class Engine:
             self._use_net()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
         self.last_infos = []
+        self._ponder = None         # (thread, stop event) while pondering
+        self.pondered = 0           # playouts of the last pondering
         self.new_game(19, 7.5)
 
     def _use_net(self):
@@ -523,13 +570,13 @@ class Engine:
         self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
                              threads=cfg.threads)
         if cfg.mode in ("net-root", "auto"):
-            # the child trees share --max-nodes (tree.Search.limit_nodes), each allowed all of it
+            # the child trees draw on the engine's one budget, each allowed all of it
             self._root_search = _net.RootSearch(
-                self.net, lambda: _tree.Search(cfg.max_nodes, seed=cfg.seed,
+                self.net, lambda: _tree.Search(self.nodes, seed=cfg.seed, budget=self.budget,
                                                **cfg.tree_params(self.board.size)),
                 lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct,
                 reply_priors=cfg.net_reply_priors,
-                max_nodes=cfg.max_nodes)
+                max_nodes=self.nodes)
             if cfg.mode == "net-root":
                 self.search = self._root_search
 
@@ -573,8 +620,52 @@ class Engine:
             log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
         self.search = new
 
+    # --- pondering ---
+    def ponder_start(self):
+        """--ponder: search the current position, the side to move (the opponent, after our
+        genmove) to play, on a background thread until ponder_stop(). The tree is kept as after
+        any search: when the opponent's move comes, the next search keeps its subtree (_root).
+        Not in the policy modes, not once the game is over (two passes), not twice at once."""
+        if (not self.config.ponder or self._ponder is not None
+                or self.config.mode in ("net-policy", "gamma-policy") or self.board.passes >= 2):
+            return False
+        c = parse_color(self.board.to_move)
+        stop = threading.Event()
+
+        def run():
+            try:
+                self._run_search(c, budget=None, no_pass=False, stop=stop, ponder=True)
+            except Exception:          # pondering must never take the engine down
+                log.exception("pondering failed")
+
+        th = threading.Thread(target=run, name="gammago-ponder", daemon=True)
+        self._ponder = (th, stop)
+        th.start()
+        return True
+
+    def ponder_stop(self):
+        """End pondering, if under way (every command that reads or changes the game calls it
+        first); returns the playouts it ran."""
+        if self._ponder is None:
+            return 0
+        th, stop = self._ponder
+        t0 = time.perf_counter()
+        stop.set()
+        th.join()
+        self._ponder = None
+        self.pondered = self.search.playouts
+        log.info("pondered: %d playouts (%d root visits, %d nodes), stopped in %.0f ms",
+                 self.pondered, self.search.root_visits, self.search.nodes,
+                 1000 * (time.perf_counter() - t0))
+        return self.pondered
+
+    @property
+    def pondering(self):
+        return self._ponder is not None
+
     # --- game state ---
     def new_game(self, size, komi):
+        self.ponder_stop()
         board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
         if self.config.mode == "auto":
             self._auto_search(board.size)
@@ -626,17 +717,21 @@ class Engine:
         self.last_infos = []
 
     def set_komi(self, komi):
+        self.ponder_stop()
         self.board.komi = float(komi)
         self._forget()
 
     def play(self, color, vertex):
+        self.ponder_stop()
         self.board.play(vertex, parse_color(color))
 
     def undo(self):
+        self.ponder_stop()
         self.board.undo()
         self._forget()
 
     def setup_stones(self, black, white):
+        self.ponder_stop()
         b = self.board.copy()
         b.setup(black, white)
         self.board = b
@@ -725,6 +820,7 @@ class Engine:
         return move
 
     def analyze(self, color, interval_s, stop, emit):
+        self.ponder_stop()
         c = parse_color(color)
         self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop)
         emit(self._infos(c))
@@ -742,6 +838,7 @@ class Engine:
         a search of `seconds` on the rollouts-only tree with `color` to move. The tree gathers
         it only with a criticality weight > 0: with --crit 0 (the default from 13x13 up) it
         searches with CRIT_PROBE, which leaves the widening order the rating order but for ties."""
+        self.ponder_stop()
         c = parse_color(color)
         b = self.board.copy()
         b.to_move = c
@@ -763,12 +860,17 @@ class Engine:
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
                 spend_clock=True):
         t0 = time.perf_counter()
+        pondered = self.pondering
+        self.ponder_stop()
         c = parse_color(color)
         if self.config.mode in ("net-policy", "gamma-policy"):
             return self._policy_move(c, emit)
         clock = self.clocks[c]
         empty = int((self.board.to_array() == 0).sum())
         budget = clock.budget(empty, self.config.margin, self.config.move_time)
+        if pondered:
+            # the time pondering took to stop is this move's (the clock runs since the command)
+            budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
         self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
                          early_stop_s=self.early_stop_window(clock, budget))
         infos = self._infos(c)
@@ -820,10 +922,11 @@ class Engine:
         return clock.bankable(budget)
 
     def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None,
-                    early_stop_s=0.0):
+                    early_stop_s=0.0, ponder=False):
         """Search from the current position for c. budget: seconds (None: until stop is set);
         early_stop_s: within this many seconds of the start, stop once the best move can no
-        longer be overtaken in the budget (early_stop_window)."""
+        longer be overtaken in the budget (early_stop_window); ponder: stop when the trees
+        are full (pondering on would only spend CPU)."""
         cfg = self.config
         self._root(c)
         fixed = cfg.playouts if budget is not None else 0
@@ -847,9 +950,10 @@ class Engine:
                     emit(self._infos(c))
                     next_emit = now + interval_s
                 if self.search.full and not warned:
-                    log.warning("tree pool full (%d nodes, --max-nodes): the tree stops growing",
-                                self.search.capacity)
+                    self._say_full()
                     warned = True
+                if ponder and self.search.full:
+                    self.search.stop()
                 if (seconds and now - t0 < early_stop_s
                         and self._settled_early(now - t0, seconds)):
                     self.search.stop()
@@ -858,6 +962,17 @@ class Engine:
             for w in workers:
                 w.join()
         self.last_owner = self.search.ownership()
+
+    def _say_full(self):
+        """The trees used up their memory: a warning the first time, a log line after."""
+        text = ("the search trees hold their whole --max-memory (%d MB, %d nodes): they stop "
+                "growing, the search goes on in them")
+        args = (self.budget.used_bytes >> 20, self.budget.used_nodes)
+        if not self._full_said:
+            log.warning(text, *args)
+            self._full_said = True
+        else:
+            log.debug(text, *args)
 
     def _settled_early(self, elapsed, seconds):
         """True when the runner-up cannot catch the best move in the time left."""
@@ -950,6 +1065,7 @@ class Engine:
     def _status_owner(self):
         """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position,
         always on the rollouts-only tree (tree.Search), also when the net-root search plays."""
+        self.ponder_stop()
         b = self.board
         n = STATUS_PLAYOUTS.get(b.size, 2000)
         search = self._tree_search

@@ -251,14 +251,27 @@ class Gtp:
                 self._lines.put(None)
 
         threading.Thread(target=reader, name="gtp-reader", daemon=True).start()
-        while not self.quit:
-            raw = self._next_line()
-            if raw is None:
-                break
-            reply = self.execute(raw)
-            if reply is not None:
-                self._write(reply)
+        try:
+            while not self.quit:
+                raw = self._next_line()
+                if raw is None:
+                    break
+                reply = self.execute(raw)
+                if reply is not None:
+                    self._write(reply)
+        finally:
+            self._ponder_stop()
         return 0
+
+    def _ponder_stop(self):
+        stop = getattr(self.engine, "ponder_stop", None)
+        if stop is not None:
+            stop()
+
+    def _ponder_start(self, move):
+        start = getattr(self.engine, "ponder_start", None)
+        if start is not None and move != "resign":
+            start()
 
     @staticmethod
     def _reply(ok, cid, text=""):
@@ -285,6 +298,7 @@ class Gtp:
         handler = self.commands.get(name)
         if handler is None:
             return self._reply(False, cid, "unknown command")
+        self._ponder_stop()      # --ponder: every command ends pondering first
         try:
             if name in STREAMING:
                 handler(args, cid)
@@ -455,11 +469,15 @@ class Gtp:
 
     def cmd_genmove(self, args):
         _nargs(args, 1, usage="genmove COLOR")
-        return self.engine.genmove(_color(args[0]))
+        move = self.engine.genmove(_color(args[0]))
+        self._ponder_start(move)
+        return move
 
     def cmd_kgs_genmove_cleanup(self, args):
         _nargs(args, 1, usage="kgs-genmove_cleanup COLOR")
-        return self.engine.genmove(_color(args[0]), cleanup=True)
+        move = self.engine.genmove(_color(args[0]), cleanup=True)
+        self._ponder_start(move)
+        return move
 
     def cmd_reg_genmove(self, args):
         _nargs(args, 1, usage="reg_genmove COLOR")
@@ -688,6 +706,7 @@ class Gtp:
             return
         self._stream_line(f"play {move}")
         self._stream_end()
+        self._ponder_start(move)
 
     def cmd_gogui_analyze_commands(self, args):
         cmds = ["string/Show board/showboard",

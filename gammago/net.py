@@ -464,13 +464,14 @@ class RootSearch:
     root child's tree starts as the old tree's subtree for that line (tree.Search.graft).
     Every search thread runs the root loop (work) on its own worker of the child trees.
 
-    The child trees share one node budget (`max_nodes`, the engine's --max-nodes): each may grow
-    into what the others leave, so the child the search favours gets the nodes it needs (a fixed
-    split gave each of 20 children 1/20 of the pool, and the favourite's tree filled up within a
-    few thousand playouts on 19x19). make_search should give each tree a pool of max_nodes
-    (malloc'd untouched: memory is used only as the trees fill it). A tree's cap is set when a
-    batch starts on it while no other batch runs there (tree.Search.limit_nodes is for between
-    runs), so trees growing at once can pass the budget by about what their batches add.
+    The child trees share one node budget: each may grow into what the others leave, so the
+    child the search favours gets the nodes it needs (a fixed split gave each of 20 children
+    1/20 of the pool, and the favourite's tree filled up within a few thousand playouts on
+    19x19). The engine's make_search gives every tree the same tree.NodeBudget (--max-memory):
+    a tree takes memory in chunks as it grows, from that one budget, so the memory of all the
+    trees together never passes it. `max_nodes` (0: none) is a cap in nodes on top of that, set
+    on a tree when a batch starts on it while no other batch runs there (tree.Search.limit_nodes
+    is for between runs), so trees growing at once can pass it by about what their batches add.
     """
 
     def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,
@@ -519,8 +520,12 @@ class RootSearch:
             return self.root_visits
         for k in kids:
             if k["point"] == moves[0]:
-                self._old = (k["search"], moves[1:])
-                return sum(v for _, v, _, _ in k["search"].children(moves[1:]))
+                # the old tree keeps only the new position's subtree (in place, no memory
+                # taken), so the grafts below draw on what the rest of it gave back
+                old = k["search"]
+                old.set_root(board, moves[1:])
+                self._old = (old, ())
+                return sum(v for _, v, _, _ in old.children())
         return 0
 
     def clear(self):

@@ -1,12 +1,13 @@
 # The search tree (implementation: pyx/tree.pyx), kept in four parts after Pachi's uct/:
-#   storage  - a pool of nodes with a hard cap; children of a node are one contiguous block,
-#              sorted by prior rating, so progressive widening opens a prefix of the block
+#   storage  - a pool of nodes in chunks taken as the tree grows, from a budget trees may share; the
+#              children of a node are one contiguous block (by index), sorted by prior rating, so
+#              progressive widening opens a prefix of the block
 #   descent  - one playout: walk from the root by the selection policy, expand, roll out, back up
 #   policy   - UCB1-Tuned plus a prior-rating bonus, over the children opened so far
 #   search   - worker threads running descents nogil until a playout cap, a deadline or a stop
 # Priors and rollouts come in through hooks (prior_t here, policy_t of playout.pxd) so the tree
 # works with whatever rating and rollout policy it is given.
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from gammago.board cimport board_t, MAX_PTS
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
@@ -92,10 +93,33 @@ ctypedef struct worker_t:
     int32_t crit_winner2[MAX_PTS]
     int64_t crit_bwins2      # (their count is the worker's playouts)
 
+# The pool grows in chunks of CHUNK_NODES nodes, malloc'd as the tree reaches them (node index
+# i lives in chunk i >> CHUNK_BITS) and drawn from a budget_t that several trees may share (the
+# engine's --max-memory), so the memory reserved never passes the budget. Each chunk carries
+# the marks the in-place compaction of subtree reuse needs (_keep_subtree), so reuse takes no
+# memory of its own.
+cdef enum:
+    CHUNK_BITS = 14
+    CHUNK_NODES = 16384      # 1 << CHUNK_BITS: 512 KiB of nodes
+    CHUNK_MASK = 16383
+    CHUNK_WORDS = 256        # CHUNK_NODES / 64
+
+ctypedef struct chunk_t:
+    node_t nodes[CHUNK_NODES]
+    uint64_t live[CHUNK_WORDS]   # reuse: the nodes of the kept subtree (one bit each)
+    int32_t rank[CHUNK_WORDS]    # reuse: kept nodes before each word (their new indices)
+
+ctypedef struct budget_t:
+    int64_t limit            # chunks the trees sharing this budget may hold together
+    int64_t used             # chunks they hold (atomic)
+    int64_t refs             # owners: the NodeBudget object and each tree using it (GIL held)
+
 ctypedef struct tree_t:
-    node_t* pool
+    chunk_t** chunks         # chunk k holds nodes k * CHUNK_NODES ..; NULL until reached
+    budget_t* budget         # where chunks are drawn from (shared, or the tree's own)
+    int32_t nchunks          # chunks held (atomic)
     int32_t cap              # nodes the tree may use (at most alloc)
-    int32_t alloc            # nodes malloc'd for the pool
+    int32_t alloc            # nodes the chunk table can address (the pool's size at creation)
     int32_t top              # next free index (atomic)
     int full                 # set once an expansion was refused for want of room
     board_t* root            # the position at the root (index 0 of the pool)
@@ -126,3 +150,4 @@ ctypedef struct tree_t:
     # policy in gammago.net.RootSearch), by point (PASS = 0); used instead of prior_t at the root
     float* root_prior
     int has_root_prior
+    int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)

@@ -37,6 +37,9 @@ cdef extern from *:
     static inline void gg_storei(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
     static inline int16_t gg_load16(int16_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
     static inline void gg_store16(int16_t* p, int16_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline void* gg_loadp(void** p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline int gg_casp(void** p, void* want) { void* expect = 0;
+        return __atomic_compare_exchange_n(p, &expect, want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); }
     """
     int32_t gg_add32(int32_t* p, int32_t v) nogil
     int64_t gg_add64(int64_t* p, int64_t v) nogil
@@ -48,6 +51,9 @@ cdef extern from *:
     int16_t gg_load16(int16_t* p) nogil
     void gg_store16(int16_t* p, int16_t v) nogil
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+    int ctz64 "__builtin_ctzll"(unsigned long long) nogil
+    void* gg_loadp(void** p) nogil
+    int gg_casp(void** p, void* want) nogil
 
 cdef inline double _now() noexcept nogil:
     cdef timespec ts
@@ -70,55 +76,176 @@ cdef inline void _node_init(node_t* n, int move, float rating) noexcept nogil:
     n.amaf_visits = 0
     n.amaf_wins2 = 0
 
+cdef inline node_t* ND(tree_t* t, int32_t i) noexcept nogil:
+    """Node i of the tree's pool (its chunk must exist: indices come from _alloc)."""
+    return &t.chunks[i >> CHUNK_BITS].nodes[i & CHUNK_MASK]
+
+cdef inline bint _fail_alloc(tree_t* t) noexcept nogil:
+    """Test hook (Search.fail_allocs): True while allocations of the tree are to fail."""
+    if t.fail_allocs > 0:
+        t.fail_allocs -= 1
+        return 1
+    return 0
+
+cdef int _chunk_ensure(tree_t* t, int32_t k) noexcept nogil:
+    """Make chunk k exist: drawn from the budget and malloc'd by whichever thread gets there
+    first (a compare-and-swap publishes it). 0 when the table, the budget or malloc says no."""
+    cdef chunk_t* c
+    if k >= (t.alloc + CHUNK_MASK) >> CHUNK_BITS:
+        return 0
+    if gg_loadp(<void**>&t.chunks[k]) != NULL:
+        return 1
+    if gg_add64(&t.budget.used, 1) >= t.budget.limit:
+        gg_add64(&t.budget.used, -1)
+        return 0
+    c = NULL if _fail_alloc(t) else <chunk_t*>malloc(sizeof(chunk_t))
+    if c == NULL:
+        gg_add64(&t.budget.used, -1)
+        return 0
+    if gg_casp(<void**>&t.chunks[k], <void*>c):
+        gg_add32(&t.nchunks, 1)
+    else:                        # another thread made it meanwhile
+        free(c)
+        gg_add64(&t.budget.used, -1)
+    return 1
+
+cdef void _chunks_release(tree_t* t, int32_t from_k) noexcept nogil:
+    """Free chunks from_k.. and give them back to the budget (no thread may be in the tree)."""
+    cdef int32_t k
+    for k in range(from_k, (t.alloc + CHUNK_MASK) >> CHUNK_BITS):
+        if t.chunks[k] != NULL:
+            free(t.chunks[k])
+            t.chunks[k] = NULL
+            t.nchunks -= 1
+            gg_add64(&t.budget.used, -1)
+
 cdef int32_t _alloc(tree_t* t, int n) noexcept nogil:
     """Reserve n contiguous nodes; -1 (and t.full set) when the pool has no room."""
     cdef int32_t first
     if gg_loadi(&t.full):
         return -1
     first = gg_add32(&t.top, n)
-    if first + n > t.cap:
+    if (first + n > t.cap or not _chunk_ensure(t, first >> CHUNK_BITS)
+            or not _chunk_ensure(t, (first + n - 1) >> CHUNK_BITS)):
         gg_storei(&t.full, 1)
         return -1
     return first
 
 cdef void _tree_clear(tree_t* t) noexcept nogil:
+    """An empty tree (the root alone); its chunks but the first go back to the budget."""
+    _chunks_release(t, 1)
     t.top = 1
     t.full = 0
-    _node_init(&t.pool[0], PASS, 1.0)
+    _node_init(ND(t, 0), PASS, 1.0)
 
-cdef int32_t _copy_subtree(const node_t* src, int32_t r, node_t* dst, int32_t cap) noexcept nogil:
-    """Copy the subtree of src[r] into dst with src[r] at index 0, children blocks kept
-    contiguous in breadth-first order, using at most cap nodes: a node whose children do not
-    fit becomes a leaf (with its statistics; it is expanded again when next visited). Returns
-    the nodes used."""
-    cdef int32_t top = 1, i = 0, n
-    dst[0] = src[r]
+cdef inline void _as_leaf(node_t* nd) noexcept nogil:
+    """A node kept without its children (expanded again when next visited)."""
+    nd.state = NODE_LEAF
+    nd.first = -1
+    nd.nchildren = 0
+    nd.nopen = 0
+
+cdef int32_t _copy_subtree(tree_t* src, int32_t r, tree_t* dst) noexcept nogil:
+    """Copy the subtree of src's node r into dst (cleared) with r at index 0, children blocks
+    kept contiguous in breadth-first order, within dst's cap and the chunks its budget gives: a
+    node whose children do not fit becomes a leaf (with its statistics). Returns the nodes used."""
+    cdef int32_t top = 1, i = 0, n, k
+    cdef node_t* d
+    ND(dst, 0)[0] = ND(src, r)[0]
     while i < top:
-        n = dst[i].nchildren
-        if dst[i].state == NODE_EXPANDED and top + n <= cap:
-            memcpy(&dst[top], &src[dst[i].first], n * sizeof(node_t))
-            dst[i].first = top
+        d = ND(dst, i)
+        n = d.nchildren
+        if (d.state == NODE_EXPANDED and top + n <= dst.cap
+                and _chunk_ensure(dst, top >> CHUNK_BITS)
+                and _chunk_ensure(dst, (top + n - 1) >> CHUNK_BITS)):
+            for k in range(n):
+                ND(dst, top + k)[0] = ND(src, d.first + k)[0]
+            d.first = top
             top += n
         else:
-            dst[i].state = NODE_LEAF
-            dst[i].first = -1
-            dst[i].nchildren = 0
-            dst[i].nopen = 0
-        dst[i].widening = 0
+            _as_leaf(d)
+        d.widening = 0
         i += 1
     return top
 
+cdef inline void _mark(tree_t* t, int32_t i) noexcept nogil:
+    t.chunks[i >> CHUNK_BITS].live[(i & CHUNK_MASK) >> 6] |= (<uint64_t>1) << (i & 63)
+
+cdef inline int32_t _next_marked(tree_t* t, int32_t i, int32_t end) noexcept nogil:
+    """The first marked node at index >= i (end when none before end)."""
+    cdef chunk_t* c
+    cdef uint64_t word
+    while i < end:
+        c = t.chunks[i >> CHUNK_BITS]
+        if c == NULL:
+            i = ((i >> CHUNK_BITS) + 1) << CHUNK_BITS
+            continue
+        word = c.live[(i & CHUNK_MASK) >> 6] >> (i & 63)
+        if word == 0:
+            i = (i | 63) + 1
+            continue
+        return i + ctz64(word)
+    return end
+
+cdef inline int32_t _new_index(tree_t* t, int32_t i) noexcept nogil:
+    """Where marked node i goes: the marked nodes before it (chunk_t.rank and the word's bits)."""
+    cdef chunk_t* c = t.chunks[i >> CHUNK_BITS]
+    cdef int w = (i & CHUNK_MASK) >> 6
+    return c.rank[w] + popcount64(c.live[w] & (((<uint64_t>1) << (i & 63)) - 1))
+
 cdef int _keep_subtree(tree_t* t, int32_t r) noexcept nogil:
-    """Make node r the new root, dropping everything else (copy into a fresh pool). Returns 0
-    when memory ran out (tree cleared)."""
-    cdef node_t* new = <node_t*>malloc(t.alloc * sizeof(node_t))
-    if new == NULL:
-        _tree_clear(t)
-        return 0
-    t.top = _copy_subtree(t.pool, r, new, t.alloc)
-    free(t.pool)
-    t.pool = new
+    """Make node r the new root, dropping everything else, in place: mark r's subtree (a node's
+    children always lie above it in the pool, so one upward sweep finds them all), then slide
+    the marked nodes down in order (each block of children stays contiguous; r, the lowest,
+    lands at 0), and give the chunks no longer needed back to the budget. Takes no memory.
+    Returns 1, or 2 when a chunk below the new top is missing (an allocation failed in the
+    middle of the pool): then r is copied over the root and its subtree stays where it is."""
+    cdef int32_t end = t.top, i, j, n, k, nk
+    cdef int32_t kept = 0
+    cdef int w
+    cdef node_t tmp
+    cdef node_t* nd
+    if end > t.cap:
+        end = t.cap
+    nk = (end + CHUNK_MASK) >> CHUNK_BITS
+    for k in range(nk):
+        if t.chunks[k] != NULL:
+            memset(t.chunks[k].live, 0, sizeof(t.chunks[k].live))
+    _mark(t, r)
+    i = _next_marked(t, r, end)
+    while i < end:
+        nd = ND(t, i)
+        if nd.state == NODE_EXPANDED:
+            for j in range(nd.first, nd.first + nd.nchildren):
+                _mark(t, j)
+        i = _next_marked(t, i + 1, end)
+    for k in range(nk):
+        if t.chunks[k] != NULL:
+            for w in range(CHUNK_WORDS):
+                t.chunks[k].rank[w] = kept
+                kept += popcount64(t.chunks[k].live[w])
+    for k in range(((kept - 1) >> CHUNK_BITS) + 1):
+        if t.chunks[k] == NULL:
+            tmp = ND(t, r)[0]
+            ND(t, 0)[0] = tmp
+            nd = ND(t, 0)
+            if nd.state != NODE_EXPANDED:
+                _as_leaf(nd)
+            nd.widening = 0
+            return 2
+    i = _next_marked(t, r, end)
+    while i < end:
+        tmp = ND(t, i)[0]
+        if tmp.state == NODE_EXPANDED:
+            tmp.first = _new_index(t, tmp.first)
+        else:
+            _as_leaf(&tmp)
+        tmp.widening = 0
+        ND(t, _new_index(t, i))[0] = tmp
+        i = _next_marked(t, i + 1, end)
+    t.top = kept
     t.full = 0
+    _chunks_release(t, ((kept - 1) >> CHUNK_BITS) + 1)
     return 1
 
 # =============================================================================================
@@ -184,7 +311,7 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
 cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
     """Give node idx (whose position is b) its children: every legal move (positional superko)
     that does not fill an own eye, plus PASS, sorted by prior rating. 1 on success."""
-    cdef node_t* nd = &t.pool[idx]
+    cdef node_t* nd = ND(t, idx)
     cdef int c = b.to_move
     cdef int i, p, n = 0
     cdef int32_t first
@@ -210,7 +337,7 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
         return 0
     _rate_sorted(t, b, idx == 0, moves, moves, n, sorted_, &best, &total)
     for i in range(n):
-        _node_init(&t.pool[first + i], sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
+        _node_init(ND(t, first + i), sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
     nd.first = first
     nd.nchildren = n
     if t.prm.crit > 0:
@@ -224,7 +351,7 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     """Rate the expanded root's children by t.root_prior (ladders read as at expansion) and
     sort its block again: the visited children first (their work stays open to selection),
     then the others, each group by the new rating, so widening opens the best rated next."""
-    cdef node_t* nd = &t.pool[0]
+    cdef node_t* nd = ND(t, 0)
     cdef int n = nd.nchildren, i, j, k = 0, pass_, nvisited = 0
     cdef int16_t moves[MAX_PTS + 1]
     cdef int16_t index[MAX_PTS + 1]
@@ -237,7 +364,8 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     tmp = <node_t*>malloc(n * sizeof(node_t))
     if tmp == NULL:
         return
-    memcpy(tmp, &t.pool[nd.first], n * sizeof(node_t))
+    for i in range(n):
+        tmp[i] = ND(t, nd.first + i)[0]
     for i in range(n):
         moves[i] = tmp[i].move
         index[i] = i                 # sorted by the child's index in tmp (ties: the old order)
@@ -247,8 +375,8 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
             j = sorted_[i].move
             if (tmp[j].visits > 0) != (pass_ == 0):
                 continue
-            t.pool[nd.first + k] = tmp[j]
-            t.pool[nd.first + k].rating = _rating(&t.prm, sorted_[i].r, best, total)
+            ND(t, nd.first + k)[0] = tmp[j]
+            ND(t, nd.first + k).rating = _rating(&t.prm, sorted_[i].r, best, total)
             k += 1
             if pass_ == 0:
                 nvisited += 1
@@ -258,7 +386,6 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
 
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
-    cdef node_t* pool
     cdef int32_t node = 0, child
     cdef int depth = 0, st, i, p, s, res2, maxmoves, nseq
     cdef uint8_t owner[MAX_PTS]
@@ -266,22 +393,21 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef uint8_t* seqcol
     cdef policy_t* pol
     board_copy(b, t.root)
-    pool = t.pool
-    gg_add32(&pool[0].visits, 1)
+    gg_add32(&ND(t, 0).visits, 1)
     w.path[0] = 0
     while True:
-        st = gg_load8(&pool[node].state)
+        st = gg_load8(&ND(t, node).state)
         if st != NODE_EXPANDED:
             if b.npass >= 2 or depth >= MAX_DEPTH:
                 break
-            if st != NODE_LEAF or pool[node].visits < t.prm.expand_visits:
+            if st != NODE_LEAF or ND(t, node).visits < t.prm.expand_visits:
                 break
             if not _expand(t, node, b):
                 break
-        child = _select(t, &pool[node], depth == 0)
+        child = _select(t, ND(t, node), depth == 0)
         w.mover[depth + 1] = b.to_move
-        board_play(b, pool[child].move, b.to_move)
-        gg_add32(&pool[child].visits, 1)
+        board_play(b, ND(t, child).move, b.to_move)
+        gg_add32(&ND(t, child).visits, 1)
         depth += 1
         w.path[depth] = child
         node = child
@@ -302,7 +428,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         w.lseq[1] = <int16_t>t.root.last
         w.lcol[1] = <uint8_t>(3 - t.root.to_move)
         for i in range(1, depth + 1):
-            w.lseq[1 + i] = pool[w.path[i]].move
+            w.lseq[1 + i] = ND(t, w.path[i]).move
             w.lcol[1 + i] = w.mover[i]
         seq = &w.lseq[2 + depth]
         seqcol = &w.lcol[2 + depth]
@@ -340,9 +466,9 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     if t.prm.crit > 0:
         _crit_gather(w, b, owner, res2)     # counted in w.playouts below
     for i in range(1, depth + 1):
-        gg_add32(&pool[w.path[i]].wins2, res2 if w.mover[i] == BLACK else 2 - res2)
+        gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
-    gg_add32(&pool[0].wins2, res2 if t.root.to_move == WHITE else 2 - res2)
+    gg_add32(&ND(t, 0).wins2, res2 if t.root.to_move == WHITE else 2 - res2)
     if t.prm.rave:
         _amaf_update(t, w, depth, seq, seqcol, nseq, res2)
     if t.prm.lgrf:
@@ -357,7 +483,6 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
     the node's mover played first in the rest of the game (tree moves below it, then the
     rollout: seq, seqcol) gains an AMAF visit and the game's result for that mover. w.first[p]
     is the colour of the first play at p, built by walking the game backwards."""
-    cdef node_t* pool = t.pool
     cdef node_t* nd
     cdef node_t* ch
     cdef int i, d, m, c, k
@@ -368,15 +493,15 @@ cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
         if m != PASS:
             first[m] = seqcol[i]
     for d in range(depth - 1, -1, -1):
-        m = pool[w.path[d + 1]].move       # the tree move played at node path[d]
+        m = ND(t, w.path[d + 1]).move       # the tree move played at node path[d]
         c = w.mover[d + 1]                 # by the player to move there
         if m != PASS:
             first[m] = c
-        nd = &pool[w.path[d]]
+        nd = ND(t, w.path[d])
         if gg_load8(&nd.state) != NODE_EXPANDED:
             continue
         for k in range(nd.nchildren):
-            ch = &pool[nd.first + k]
+            ch = ND(t, nd.first + k)
             m = ch.move
             if m != PASS and first[m] == c:
                 gg_add32(&ch.amaf_visits, 1)
@@ -442,15 +567,15 @@ cdef void _open_next(tree_t* t, node_t* nd, int k) noexcept nogil:
     cdef node_t tmp
     cdef double key, bestkey = -1e300
     for j in range(k, nd.nchildren):
-        ch = &t.pool[nd.first + j]
+        ch = ND(t, nd.first + j)
         key = ch.rating + t.prm.crit * t.crit[ch.move]
         if key > bestkey:
             bestkey = key
             best = j
     if best != k:
-        tmp = t.pool[nd.first + k]
-        t.pool[nd.first + k] = t.pool[nd.first + best]
-        t.pool[nd.first + best] = tmp
+        tmp = ND(t, nd.first + k)[0]
+        ND(t, nd.first + k)[0] = ND(t, nd.first + best)[0]
+        ND(t, nd.first + best)[0] = tmp
 
 cdef int _widen_critical(tree_t* t, node_t* nd, int32_t N) noexcept nogil:
     """Progressive widening with criticality: open children while the parent's visits N pass
@@ -492,7 +617,7 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     logN = log(N + 1.0)
     bonus = prm.bonus_weight * sqrt(prm.bonus_equiv / (N + prm.bonus_equiv))
     for i in range(nopen):
-        ch = &t.pool[nd.first + i]
+        ch = ND(t, nd.first + i)
         if at_root and t.root_no_pass and ch.move == PASS:
             continue
         v = ch.visits
@@ -518,7 +643,7 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     if best < 0:
         # only PASS is open at a root that may not pass: take the best-rated other move
         for i in range(n):
-            if t.pool[nd.first + i].move != PASS:
+            if ND(t, nd.first + i).move != PASS:
                 best = i
                 break
         if best < 0:
@@ -557,10 +682,86 @@ DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=
                 bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
                 rave=0, rave_equiv=1000.0, lgrf=0, crit=0.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
+_SAID = set()       # warnings given once per process (_say_once)
+
+
+def _say_once(key, text):
+    """Log a warning (logger 'gammago', stderr) the first time `key` comes up in the process."""
+    import logging
+    if key not in _SAID:
+        _SAID.add(key)
+        logging.getLogger("gammago").warning("tree: %s", text)
+
+CHUNK_BYTES = sizeof(chunk_t)   # memory a chunk of the pool takes (CHUNK_NODES nodes and marks)
+NODES_PER_CHUNK = CHUNK_NODES
+
+
+cdef budget_t* _budget_new(int64_t chunks) except NULL:
+    cdef budget_t* b = <budget_t*>calloc(1, sizeof(budget_t))
+    if b == NULL:
+        raise MemoryError()
+    b.limit = chunks
+    b.refs = 1
+    return b
+
+
+cdef void _budget_drop(budget_t* b) noexcept:
+    b.refs -= 1
+    if b.refs == 0:
+        free(b)
+
+
+def chunks_for(long long nodes):
+    """Chunks of the pool that hold `nodes` nodes (at least 1)."""
+    return max(1, (nodes + CHUNK_NODES - 1) // CHUNK_NODES)
+
+
+cdef class NodeBudget:
+    """The memory of one or more trees: at most `nodes` nodes (rounded up to whole chunks of
+    CHUNK_NODES, CHUNK_BYTES each) held by all the trees made with it together (Search(...,
+    budget=...)). A tree takes chunks as it grows and gives them back when it is cleared, keeps
+    a subtree or is freed; a tree always holds its first chunk, even past the limit."""
+    cdef budget_t* b
+
+    def __cinit__(self, long long nodes):
+        if nodes < 1:
+            raise ValueError(f"a node budget must be positive, not {nodes}")
+        self.b = _budget_new(chunks_for(nodes))
+
+    def __dealloc__(self):
+        if self.b != NULL:
+            _budget_drop(self.b)
+
+    @property
+    def limit_nodes(self):
+        """Nodes the trees may hold together (whole chunks). Set it between runs, while no
+        thread is in any of the trees; lowering it takes nothing away, it stops growth."""
+        return self.b.limit * CHUNK_NODES
+
+    @limit_nodes.setter
+    def limit_nodes(self, long long nodes):
+        if nodes < 1:
+            raise ValueError(f"a node budget must be positive, not {nodes}")
+        self.b.limit = chunks_for(nodes)
+
+    @property
+    def used_nodes(self):
+        """Nodes of the chunks the trees hold now."""
+        return self.b.used * CHUNK_NODES
+
+    @property
+    def used_bytes(self):
+        return self.b.used * CHUNK_BYTES
+
+    @property
+    def limit_bytes(self):
+        return self.b.limit * CHUNK_BYTES
 
 
 cdef class Search:
-    """A UCT tree over a node pool of max_nodes nodes; see gammago/tree.pxd."""
+    """A UCT tree over a node pool of at most max_nodes nodes, taken in chunks as the tree
+    grows from `budget` (a NodeBudget shared with other trees; None: one of max_nodes for this
+    tree alone); see gammago/tree.pxd."""
     cdef tree_t t
     cdef worker_t* workers
     cdef int nworkers
@@ -574,16 +775,27 @@ cdef class Search:
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef int _tail_shapes     # gamma rollouts: the light tail tries Mogo's shapes
 
-    def __cinit__(self, int max_nodes=1000000, seed=1, **params):
+    def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
         if max_nodes < 1000:
             raise ValueError(f"max_nodes must be at least 1000, not {max_nodes}")
         memset(&self.t, 0, sizeof(tree_t))
-        self.t.pool = <node_t*>malloc(max_nodes * sizeof(node_t))
-        self.t.root = <board_t*>malloc(sizeof(board_t))
-        if self.t.pool == NULL or self.t.root == NULL:
-            raise MemoryError(f"no memory for a tree of {max_nodes} nodes")
+        if budget is None:
+            self.t.budget = _budget_new(chunks_for(max_nodes))
+        else:
+            self.t.budget = budget.b
+            self.t.budget.refs += 1
         self.t.cap = max_nodes
         self.t.alloc = max_nodes
+        self.t.chunks = <chunk_t**>calloc(chunks_for(max_nodes), sizeof(chunk_t*))
+        self.t.root = <board_t*>malloc(sizeof(board_t))
+        if self.t.chunks == NULL or self.t.root == NULL:
+            raise MemoryError(f"no memory for a tree of {max_nodes} nodes")
+        # the first chunk (the root's) is always held, whatever the budget says
+        self.t.chunks[0] = <chunk_t*>malloc(sizeof(chunk_t))
+        if self.t.chunks[0] == NULL:
+            raise MemoryError("no memory for the first chunk of a tree")
+        self.t.nchunks = 1
+        self.t.budget.used += 1
         self.t.prior.ctx = NULL
         self.t.prior.rate = prior_cheap
         self.maker.arg = NULL
@@ -601,7 +813,11 @@ cdef class Search:
     def __dealloc__(self):
         self._free_workers()
         self._lgrf_free()
-        free(self.t.pool)
+        if self.t.chunks != NULL:
+            _chunks_release(&self.t, 0)
+            free(self.t.chunks)
+        if self.t.budget != NULL:
+            _budget_drop(self.t.budget)
         free(self.t.root)
         free(self.t.root_prior)
 
@@ -777,14 +993,15 @@ cdef class Search:
         """Search from board. moves: the points played since the last root (each a point index,
         0 = pass), to keep that subtree; None clears the tree. Returns the visits kept."""
         cdef int32_t node = 0, i, found
+        cdef int kept
         cdef node_t* nd
         if moves is not None and self.t.root.size == board.b.size and self.t.top > 1:
             for m in moves:
-                nd = &self.t.pool[node]
+                nd = ND(&self.t, node)
                 found = -1
                 if nd.state == NODE_EXPANDED:
                     for i in range(nd.nchildren):
-                        if self.t.pool[nd.first + i].move == m:
+                        if ND(&self.t, nd.first + i).move == m:
                             found = nd.first + i
                             break
                 if found < 0:
@@ -795,7 +1012,10 @@ cdef class Search:
             node = -1
         if node > 0:
             with nogil:
-                _keep_subtree(&self.t, node)
+                kept = _keep_subtree(&self.t, node)
+            if kept == 2:
+                _say_once("reuse", "no memory for a compact copy of the kept subtree: it is "
+                          "kept in place, the rest of the tree is not reclaimed")
         elif node < 0:
             _tree_clear(&self.t)
         # LGRF replies are kept across the moves of a game; another board size or a root
@@ -805,7 +1025,7 @@ cdef class Search:
             self._lgrf_free()
         self.t.lgrf_nmoves = board.b.nmoves
         board_copy(self.t.root, board.b)
-        return self.t.pool[0].visits
+        return ND(&self.t, 0).visits
 
     def graft(self, Search other, path):
         """Make this tree a copy of the subtree of `other` reached by path (points from other's
@@ -821,8 +1041,8 @@ cdef class Search:
         if node < 0 or (node == 0 and other.t.top <= 1):
             return 0
         with nogil:
-            self.t.top = _copy_subtree(other.t.pool, node, self.t.pool, self.t.cap)
-        return self.t.pool[0].visits
+            self.t.top = _copy_subtree(&other.t, node, &self.t)
+        return ND(&self.t, 0).visits
 
     def set_root_prior(self, prior):
         """Rate the root's children by `prior` (a sequence indexed by point, PASS = 0, e.g. a
@@ -844,12 +1064,16 @@ cdef class Search:
         for p in range(MAX_PTS + 1):
             self.t.root_prior[p] = float(prior[p]) if p < len(prior) else 0.0
         self.t.has_root_prior = 1
-        if self.t.pool[0].state == NODE_EXPANDED:
+        if ND(&self.t, 0).state == NODE_EXPANDED:
             with nogil:
                 _rerate_root(&self.t)
 
     def clear(self):
         _tree_clear(&self.t)
+
+    def fail_allocs(self, int n):
+        """Test hook: the tree's next n memory allocations fail, as malloc would without memory."""
+        self.t.fail_allocs = n
 
     # --- LGRF reply tables ---
     @property
@@ -985,12 +1209,15 @@ cdef class Search:
         memset(self.t.crit, 0, sizeof(self.t.crit))
         self.t.root_no_pass = no_pass
         self.t.stop = 0
+        # a tree refused room by a shared budget may find some now (other trees freed theirs)
+        if self.t.top < self.t.cap:
+            self.t.full = 0
         self.t.issued = 0
         self.t.max_playouts = max_playouts
         self.t.deadline = (_now() + seconds) if seconds > 0 else 0
         # the root is always open
-        if self.t.pool[0].state != NODE_EXPANDED:
-            self.t.pool[0].state = NODE_LEAF
+        if ND(&self.t, 0).state != NODE_EXPANDED:
+            ND(&self.t, 0).state = NODE_LEAF
             _expand(&self.t, 0, self.t.root)
 
     def work(self, int i):
@@ -1048,21 +1275,30 @@ cdef class Search:
 
     @property
     def root_visits(self):
-        return self.t.pool[0].visits
+        return ND(&self.t, 0).visits
 
     @property
     def nodes(self):
-        return min(self.t.top, self.t.cap)
+        return min(self.t.top, self.t.cap, self.t.nchunks * CHUNK_NODES)
 
     @property
     def capacity(self):
         return self.t.cap
 
+    @property
+    def memory(self):
+        """Bytes of the chunks this tree holds now."""
+        return self.t.nchunks * CHUNK_BYTES
+
+    @staticmethod
+    def memory_of_chunks(int n):
+        """Bytes of n chunks."""
+        return n * CHUNK_BYTES
+
     def limit_nodes(self, int n):
-        """Let the tree grow to at most n nodes (never beyond the pool given at creation, never
-        below the nodes it has): a budget shared by several trees (gammago.net.RootSearch). The
-        pool is malloc'd untouched, so a large pool costs memory only as the tree fills it.
-        Call it between runs, not during one."""
+        """Let the tree grow to at most n nodes (never beyond max_nodes given at creation, never
+        below the nodes it has): a cap of its own, beside the budget's for all the trees that
+        share it (gammago.net.RootSearch). Call it between runs, not during one."""
         self.t.cap = max(min(n, self.t.alloc), min(self.t.top, self.t.cap))
         if self.t.top < self.t.cap:
             self.t.full = 0
@@ -1089,12 +1325,12 @@ cdef class Search:
         cdef int i
         if node < 0:
             return []
-        nd = &self.t.pool[node]
+        nd = ND(&self.t, node)
         if nd.state != NODE_EXPANDED:
             return []
         out = []
         for i in range(nd.nchildren):
-            ch = &self.t.pool[nd.first + i]
+            ch = ND(&self.t, nd.first + i)
             out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
                         ch.rating))
         return out
@@ -1105,11 +1341,11 @@ cdef class Search:
         cdef int32_t node = self._find(path)
         cdef node_t* ch
         cdef int i
-        if node < 0 or self.t.pool[node].state != NODE_EXPANDED:
+        if node < 0 or ND(&self.t, node).state != NODE_EXPANDED:
             return []
         out = []
-        for i in range(self.t.pool[node].nchildren):
-            ch = &self.t.pool[self.t.pool[node].first + i]
+        for i in range(ND(&self.t, node).nchildren):
+            ch = ND(&self.t, ND(&self.t, node).first + i)
             out.append((ch.move, ch.amaf_visits,
                         ch.amaf_wins2 * 0.5 / ch.amaf_visits if ch.amaf_visits else 0.0))
         return out
@@ -1118,12 +1354,12 @@ cdef class Search:
         cdef int32_t node = 0, i, found
         cdef node_t* nd
         for m in path:
-            nd = &self.t.pool[node]
+            nd = ND(&self.t, node)
             if nd.state != NODE_EXPANDED:
                 return -1
             found = -1
             for i in range(nd.nchildren):
-                if self.t.pool[nd.first + i].move == m:
+                if ND(&self.t, nd.first + i).move == m:
                     found = nd.first + i
                     break
             if found < 0:
@@ -1140,19 +1376,19 @@ cdef class Search:
         if node < 0:
             return out
         while len(out) < maxlen:
-            nd = &self.t.pool[node]
+            nd = ND(&self.t, node)
             if nd.state != NODE_EXPANDED:
                 break
             best = -1
             bv = 0
             for i in range(nd.nchildren):
-                if self.t.pool[nd.first + i].visits > bv:
-                    bv = self.t.pool[nd.first + i].visits
+                if ND(&self.t, nd.first + i).visits > bv:
+                    bv = ND(&self.t, nd.first + i).visits
                     best = nd.first + i
             if best < 0:
                 break
             node = best
-            out.append(self.t.pool[node].move)
+            out.append(ND(&self.t, node).move)
         return out
 
     def criticality(self):

@@ -9,7 +9,8 @@ import pytest
 
 from gammago.board import Board
 from gammago import net as _net
-from gammago.engine import MAX_NODES, MAX_NODES_LIMIT, Clock, Engine, EngineConfig
+from gammago.engine import (MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, Clock, Engine,
+                            EngineConfig)
 
 
 def engine(**kw):
@@ -60,19 +61,52 @@ def _rss_mb():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
-def test_default_pool_is_large_but_taken_only_as_the_tree_grows():
-    # 1 M nodes filled within a 5 s move on 2 threads on 9x9 (BENCHMARKS "The tree's node pool")
-    assert EngineConfig().max_nodes == MAX_NODES >= 8_000_000
-    before = _rss_mb()
-    e = engine(mode="rollouts", playouts=2000)
-    assert e.search.capacity == MAX_NODES
-    e.genmove("b")
-    e.genmove("w")                  # and the subtree kept for the next move (a fresh pool)
-    assert 0 < e.search.nodes < 100_000
-    assert _rss_mb() - before < 0.25 * MAX_NODES * 32 / 2**20     # far from the 512 MB
+def _status_kb(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+def test_memory_bound_default_and_limits():
+    """--max-memory: 2 GB or a quarter of the machine's memory by default; --max-nodes, the
+    expert form, gives the bound in nodes instead."""
+    phys_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    d = EngineConfig()
+    assert MIN_MEMORY_MB <= d.max_memory <= min(MAX_MEMORY_MB, max(MIN_MEMORY_MB, phys_mb // 4))
+    assert d.max_nodes == 0 and d.node_budget() * 32 <= (d.max_memory << 20)
+    assert EngineConfig(max_memory=64).node_budget() * 32 <= 64 << 20
+    assert EngineConfig(max_memory=64, max_nodes=5000).node_budget() == 5000
     with pytest.raises(ValueError, match="--max-nodes"):
         EngineConfig(max_nodes=MAX_NODES_LIMIT + 1).validate()
+    with pytest.raises(ValueError, match="--max-memory"):
+        EngineConfig(max_memory=MIN_MEMORY_MB - 1).validate()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
+def test_trees_reserve_what_they_use_not_the_bound():
+    """The bound is a ceiling, not a reservation: the address space grows with the tree, by
+    far less than the bound, and a tree at the bound stops growing and says so once."""
+    e = engine(mode="rollouts", playouts=2000, max_memory=1024)
+    assert e.budget.limit_bytes >= 1023 << 20
+    e.genmove("b")                  # (threads started, their malloc arenas made)
+    before = max(_status_kb("VmSize"), _status_kb("VmPeak"))
+    e.genmove("w")                  # and the subtree kept for the next move (in place)
+    e.genmove("b")
+    assert 0 < e.search.nodes < 100_000
+    assert (_status_kb("VmPeak") - before) << 10 < 256 << 20     # far from the bound
+    assert e.budget.used_bytes <= 8 * e.search.memory_of_chunks(1)
+
+
+def test_a_full_budget_stops_growth_and_is_said_once(caplog):
+    import logging
+    e = engine(mode="rollouts", playouts=3000, max_nodes=20000, expand_visits=1)
+    with caplog.at_level(logging.WARNING, logger="gammago"):
+        for c in "bwbw":
+            e.genmove(c)
+    assert e.search.memory <= 2 * e.search.memory_of_chunks(1)
+    assert sum("--max-memory" in m for m in caplog.messages) == 1
 
 
 # --- the clock -------------------------------------------------------------------------------

@@ -691,3 +691,71 @@ def test_kata_analyze_arguments(g):
     out, _ = _stream(g, "kata-analyze b 5 maxmoves 2", "\n")
     for line in out.split("\n")[1:-2]:
         assert line.count("info move") <= 2
+
+
+# --- pondering (--ponder) ----------------------------------------------------------------------
+def _ponder_gtp(**kw):
+    engine = Engine(EngineConfig(playouts=200, seed=1, ponder=True, mode="rollouts", **kw))
+    gtp = Gtp(engine, io.StringIO())
+    ok(gtp, "boardsize 9")
+    ok(gtp, "komi 7")
+    return gtp
+
+
+def _wait_for_playouts(engine, n=1, limit_s=60):
+    """Poll until the pondering search has run n playouts (a deadline only against a hang)."""
+    import time
+    end = time.monotonic() + limit_s
+    while engine.search.playouts < n and time.monotonic() < end:
+        time.sleep(0.02)
+    return engine.search.playouts
+
+
+def test_ponder_searches_after_genmove_and_any_command_stops_it():
+    gtp = _ponder_gtp()
+    e = gtp.engine
+    assert not e.pondering
+    ok(gtp, "genmove b")
+    assert e.pondering                       # the opponent's time: searching White's move
+    assert _wait_for_playouts(e, 50) >= 50
+    assert ok(gtp, "name") == "gammago"      # any command stops it first
+    assert not e.pondering and e.pondered >= 50
+    ok(gtp, "genmove w")                     # not after a refused or non-move command
+    assert e.pondering
+    err(gtp, "play b Z99")
+    assert not e.pondering
+    # off by default
+    plain = make_gtp()
+    ok(plain, "genmove b")
+    assert not plain.engine.pondering
+
+
+def test_ponder_keeps_the_subtree_of_the_opponents_move():
+    gtp = _ponder_gtp()
+    e = gtp.engine
+    ok(gtp, "genmove b")
+    _wait_for_playouts(e, 1500)
+    e.ponder_stop()
+    best = max(e.search.children(), key=lambda c: c[1])
+    reply = e.board.vertex(best[0])
+    assert best[1] > 0
+    ok(gtp, f"play w {reply}")
+    e._root(1)                               # what the next genmove starts from
+    assert e.search.root_visits == best[1] > 0
+    e.genmove("b")                           # (the engine's own: GTP's would ponder again)
+    assert e.search.root_visits == best[1] + 200
+
+
+def test_analysis_and_quit_while_pondering():
+    """lz-analyze during pondering stops pondering, then analyses (its tree reused); quit
+    ends the loop with nothing left running."""
+    import threading
+    gtp = _ponder_gtp()
+    out = io.StringIO()
+    gtp.out = out
+    gtp.serve(["genmove b\n", "lz-analyze w 10\n", "\n", "kata-analyze w 10\n", "name\n",
+               "genmove w\n", "quit\n"])
+    text = out.getvalue()
+    assert text.count("\n=") + text.startswith("=") >= 5 and "?" not in text
+    assert not gtp.engine.pondering
+    assert not [t for t in threading.enumerate() if t.name == "gammago-ponder"]

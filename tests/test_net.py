@@ -646,3 +646,23 @@ def test_root_search_limits_a_child_tree_only_between_its_runs():
     rs.run(2, 1200)
     assert rs.playouts == 1200
     assert bad == []
+
+
+@needs_model
+def test_net_root_child_trees_share_the_engine_memory_bound():
+    """net-root's child trees draw on the engine's one budget (--max-memory): twenty trees hold
+    their first chunk each, not a full pool each, and all of them together stay within the
+    bound (plus those first chunks) over moves with tree reuse."""
+    from gammago import tree
+    from gammago.engine import Engine, EngineConfig
+    e = Engine(EngineConfig(mode="net-root", playouts=3000, seed=3, max_memory=16,
+                            expand_visits=1))
+    e.new_game(9, 7)
+    assert e.budget.limit_bytes <= 16 << 20
+    for c in "bwb":
+        e.genmove(c)
+        kids = e.search.kids
+        assert len(kids) == 20 and all(k["search"].memory >= tree.CHUNK_BYTES for k in kids)
+        held = sum(k["search"].memory for k in kids) + e._tree_search.memory
+        assert held == e.budget.used_bytes <= e.budget.limit_bytes + 21 * tree.CHUNK_BYTES
+    assert e.search.root_visits > 0

@@ -105,6 +105,70 @@ def test_tree_reuse_keeps_the_subtree():
     assert s.set_root(b2, None) == 0
 
 
+def _subtree(s, path=(), depth=3):
+    """{path: children} of every node with visits down to `depth` plies below path."""
+    out = {tuple(path): s.children(path)}
+    if depth:
+        for p, v, _, _ in s.children(path):
+            if v > 20:
+                out.update(_subtree(s, tuple(path) + (p,), depth - 1))
+    return out
+
+
+def test_reuse_takes_no_memory_keeps_the_subtree_and_frees_the_rest():
+    """Subtree reuse compacts the pool in place: no allocation (fail_allocs makes every one
+    fail, as malloc would without memory), the same statistics at every node of the subtree,
+    fewer chunks held, and a search that goes on from it."""
+    b = Board(9, 7)
+    s = Search(400000, seed=3, expand_visits=2)
+    s.set_root(b)
+    s.run(1, 8000)
+    assert s.memory >= 3 * s.memory_of_chunks(1)
+    a = max(s.children(), key=lambda c: c[1])[0]
+    r = max(s.children((a,)), key=lambda c: c[1])
+    expect = {k[2:]: v for k, v in _subtree(s, (a, r[0])).items()}
+    before = s.memory
+    b.play(b.vertex(a))
+    b.play(b.vertex(r[0]))
+    s.fail_allocs(1 << 20)
+    kept = s.set_root(b, [a, r[0]])
+    assert kept == r[1] > 0
+    assert _subtree(s) == expect
+    assert s.memory < before and s.nodes < s.memory // 32
+    s.fail_allocs(0)
+    s.run(1, 1000)
+    assert s.root_visits == kept + 1000
+    # a move the tree does not know clears it to the root's chunk
+    b2 = Board(9, 7)
+    b2.play("A1")
+    assert s.set_root(b2, [b2.point("A1")]) == 0
+    assert s.nodes == 1 and s.memory == s.memory_of_chunks(1)
+
+
+def test_trees_sharing_a_budget_stay_within_it():
+    """Trees made with one NodeBudget hold at most its chunks together (each at least its
+    first): the address space taken follows the budget, not max_nodes."""
+    from gammago.tree import NodeBudget, CHUNK_BYTES, NODES_PER_CHUNK
+    budget = NodeBudget(6 * NODES_PER_CHUNK)
+    trees = [Search(50_000_000, seed=i, budget=budget) for i in range(4)]
+    assert budget.used_bytes == 4 * CHUNK_BYTES          # first chunks only, not 50 M nodes each
+    b = Board(9, 7)
+    for t in trees:
+        t.set_root(b)
+    trees[0].run(1, 40000)
+    assert trees[0].full and budget.used_nodes <= budget.limit_nodes
+    assert trees[0].memory == 3 * CHUNK_BYTES
+    trees[1].run(1, 40000)            # no chunk left: it fills its first one and searches on
+    assert trees[1].full and trees[1].memory == CHUNK_BYTES and trees[1].root_visits == 40000
+    assert budget.used_bytes == 6 * CHUNK_BYTES
+    trees[0].clear()                                      # gives its chunks back
+    assert budget.used_bytes == 4 * CHUNK_BYTES
+    trees[1].run(1, 20000)
+    assert trees[1].memory > CHUNK_BYTES
+    del trees[2:]
+    assert budget.used_nodes <= 4 * NODES_PER_CHUNK
+
+
 def test_graft_copies_a_subtree_of_another_tree():
     """graft makes a tree the subtree of another tree below a path: the same statistics at every
     node, a search that goes on from them, and at most the tree's node limit of it."""

@@ -59,9 +59,9 @@ def gamma_figures(runs, quick, seed, gammas=None):
     to the gamma playouts."""
     from gammago import rollout
     from gammago.engine import rollout_gammas, rollout_light_after_for
-    from gammago.gammas import load_default
+    from gammago.gammas import rollout_base
     try:
-        tables = {size: rollout_gammas(load_default(size).table, size)
+        tables = {size: rollout_gammas(rollout_base(size), size)
                   if gammas is None else gammas for size in GAMMA_PLAYOUTS}
     except (ValueError, OSError) as e:
         return {"gamma_error": str(e)}
@@ -132,7 +132,7 @@ def search_figures(runs, quick, seed):
                     tree = Search(1_000_000, seed=s)
                     if table is not None:
                         tree.use_gammas(table)
-                        tree.use_gamma_rollouts(rollout_gammas(table, size))
+                        tree.use_gamma_rollouts(rollout_gammas(gammas.rollout_base(size), size))
                     tree.set_root(Board(size, 7.5))
                     return tree.run(threads, count), count, 0
 

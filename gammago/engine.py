@@ -71,6 +71,14 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
 ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the last move: 9x9
                              # vs GNU Go 10 at 1 s, N = 10: 90.0% over 300 games (86.5% without);
                              # rollout MSE -0.0056 (BENCHMARKS "Mogo's shapes in the tail")
+PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
+                             # (patterns/rollout19.gamma: no diamond, no read groups; ladders
+                             # reach the prior through the reader's adjustment), not the full
+                             # prediction gammas. The diamond lifts move prediction from 31.0%
+                             # to 33.5% but rates rare tactical shapes low: in two test
+                             # positions a capture that decides the game fell level with a
+                             # quiet move (BENCHMARKS "Tactics"); 9x9 self-play with the full
+                             # gammas as prior against version 3's, 2,000 playouts: 51.0%
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (BENCHMARKS "Rollouts: quality")
@@ -137,6 +145,8 @@ class EngineConfig:
     rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
                                    # before the rest of the playout follows the light tail's
                                    # rules (0: all; None: by board size, rollout_light_after_for)
+    prior_full: bool = PRIOR_FULL  # the gamma prior is the full prediction table (diamond,
+                                   # read groups), not the rollouts' table
     rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
                                    # around the last move before a random point
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
@@ -256,6 +266,12 @@ class EngineConfig:
                             "(uniform), auto (gamma when a gamma file is shipped)")
         g.add_argument("--prior", choices=("auto", "gamma", "cheap"), default=d.prior,
                        help="ratings that order children for progressive widening")
+        g.add_argument("--prior-full", choices=("on", "off"),
+                       default="on" if d.prior_full else "off",
+                       help="the gamma prior uses the full prediction gammas (12-point diamonds "
+                            "and the tactical reader's groups), which predict strong moves "
+                            "better but rate rare tactical shapes low; off: the rollouts' "
+                            "gammas (default off)")
         t = p.add_argument_group("tree")
         t.add_argument("--expand-visits", type=int, default=d.expand_visits,
                        help="visits before a leaf is expanded (0: by board size, "
@@ -326,7 +342,7 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for k in ("rave", "lgrf", "rollout_tail_shapes"):
+        for k in ("rave", "lgrf", "rollout_tail_shapes", "prior_full"):
             if isinstance(kw.get(k), str):
                 kw[k] = kw[k] == "on"
         cfg = cls(**kw)
@@ -698,12 +714,17 @@ class Engine:
                     _PRIOR_WARNED = True
         rollout_table = None
         if table is not None and cfg.rollout != "light":
-            rollout_table = rollout_gammas(table, size, cfg.rollout_power, cfg.rollout_scale)
+            from gammago import gammas
+            rollout_table = rollout_gammas(gammas.rollout_base(size), size, cfg.rollout_power,
+                                           cfg.rollout_scale)
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)
+        prior_table = None
+        if table is not None and cfg.prior != "cheap":
+            prior_table = table if cfg.prior_full else gammas.rollout_base(size)
         for s in self._searches():
-            s.use_gammas(table if cfg.prior != "cheap" else None)
+            s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
                                  cfg.rollout_tail_shapes)
 

@@ -29,6 +29,10 @@ FILE_VERSION = 1
 PATTERNS_DIR = Path(os.environ.get("GAMMAGO_PATTERNS") or shipped_dir("patterns"))
 DEFAULT_FILES = {}            # size -> file name; sizes not listed use DEFAULT_FILE
 DEFAULT_FILE = "gammas19.gamma"
+# The rollouts' own gammas: the same features trained with the groups the rollouts do not weigh
+# held at 1 (`train-mm --hold-groups rollout`), so that the groups they do weigh carry what the
+# others would have (features.pxd); the engine falls back to DEFAULT_FILE without one
+ROLLOUT_FILE = "rollout19.gamma"
 
 
 class GammaFileError(ValueError):
@@ -170,6 +174,29 @@ def default_path(size=19):
 
 
 _cache = {}
+
+
+def rollout_path(size=19):
+    """The shipped gamma file the rollouts use (it may be missing: see ROLLOUT_FILE)."""
+    return PATTERNS_DIR / ROLLOUT_FILE
+
+
+def load_rollout_default(size=19):
+    """The shipped rollout gammas, or None when there is no such file (a file that is there but
+    does not load raises GammaFileError)."""
+    path = rollout_path(size)
+    if not path.exists():
+        return None
+    if path not in _cache:
+        _cache[path] = load(path)
+    return _cache[path]
+
+
+def rollout_base(size=19):
+    """The table the rollouts start from on a board of `size` (before engine.rollout_gammas
+    scales it): the rollout gammas when shipped, else the default gammas."""
+    trained = load_rollout_default(size)
+    return (trained if trained is not None else load_default(size)).table
 
 
 def load_default(size=19):

@@ -155,13 +155,34 @@ def build_teams(train, min_count):
     return teams, cand, winners, seen, wins, kept, nrare
 
 
-def groups_and_fixed():
+def groups_and_fixed(held=()):
+    """The MM groups and the ids fixed at 1: every group's "absent" id, and every id of the
+    groups named in `held` (feature group names), which then weigh nothing."""
     groups, fixed = [], np.zeros(F.N_FEATURES, dtype=bool)
     for g in range(F.N_GROUPS):
         base = F.GROUP_BASES[g]
         fixed[base] = True
+        if F.GROUP_NAMES[g] in held:
+            fixed[base: base + F.GROUP_SIZES[g]] = True
         groups.append(np.arange(base + 1, base + F.GROUP_SIZES[g]))
     return groups, fixed
+
+
+def parse_held(text):
+    """--hold-groups text ("pat12,ladder" or "rollout": the groups the rollouts do not weigh)
+    -> a tuple of group names; ValueError naming an unknown group."""
+    names = []
+    for part in (p.strip() for p in str(text or "").split(",")):
+        if not part:
+            continue
+        if part == "rollout":
+            names += [n for n in F.GROUP_NAMES if n not in F.ROLLOUT_GROUPS]
+        elif part in F.GROUP_NAMES:
+            names.append(part)
+        else:
+            raise ValueError(f"--hold-groups: unknown group {part!r} (groups: "
+                             f"{', '.join(F.GROUP_NAMES)}, or 'rollout')")
+    return tuple(dict.fromkeys(names))
 
 
 def write_report(path, history, results, title):
@@ -195,6 +216,9 @@ def add_arguments(p):
                    help=f"positions sampled per training game, 0 for all (default {POSITIONS_PER_GAME})")
     p.add_argument("--min-pattern-count", type=int, default=MIN_PATTERN_COUNT, metavar="N",
                    help=f"patterns seen fewer times join the default (default {MIN_PATTERN_COUNT})")
+    p.add_argument("--hold-groups", default="", metavar="GROUPS",
+                   help="feature groups held at gamma 1 (comma-separated names; 'rollout': the "
+                        "groups the rollouts do not weigh), for gammas trained for the rollouts")
     p.add_argument("--max-iter", type=int, default=MAX_ITER, help="MM sweeps at most")
     p.add_argument("--tol", type=float, default=TOL,
                    help="stop when a sweep gains less log-posterior per position")
@@ -209,6 +233,11 @@ def main(args):
     report = Path(args.report) if args.report else out.with_suffix(".png")
     if not 0 <= args.holdout < 1:
         print(f"gammago train-mm: --holdout {args.holdout} must be in [0, 1)", file=sys.stderr)
+        return 2
+    try:
+        held_groups = parse_held(getattr(args, "hold_groups", ""))
+    except ValueError as e:
+        print(f"gammago train-mm: {e}", file=sys.stderr)
         return 2
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -247,7 +276,7 @@ def main(args):
     times["teams"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    groups, fixed = groups_and_fixed()
+    groups, fixed = groups_and_fixed(held_groups)
     bar = tqdm(total=args.max_iter, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
 
     def progress(it, h):
@@ -271,10 +300,21 @@ def main(args):
     times["held-out"] = time.perf_counter() - t
     times["total"] = time.perf_counter() - t_start
 
-    # the gamma file: every trained feature; patterns only when kept (others take the default)
+    # the gamma file: every trained feature; patterns only when kept (others take the default);
+    # the held groups at 1 (their patterns through their default)
     listed = ~fixed
+    for g in range(F.N_GROUPS):
+        if F.GROUP_NAMES[g] in held_groups:
+            base = F.GROUP_BASES[g]
+            defaults = {pg: d for pg, _n, d in F.PATTERN_GROUPS}
+            if g in defaults:
+                listed[base + defaults[g]] = True
+            else:
+                listed[base + 1: base + F.GROUP_SIZES[g]] = True
     rare_mask = np.zeros(F.N_FEATURES, dtype=bool)
     for g, npat, _default in F.PATTERN_GROUPS:
+        if F.GROUP_NAMES[g] in held_groups:
+            continue
         base = F.GROUP_BASES[g]
         rare_mask[base + 1: base + 1 + npat] = seen[base + 1: base + 1 + npat] < args.min_pattern_count
     listed &= ~rare_mask
@@ -287,6 +327,7 @@ def main(args):
         "patterns: " + "; ".join(
             f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
             f"candidates), {nrare[name]} merged into {name}:default" for name in kept),
+        (f"held at 1 (not trained): {', '.join(held_groups)}; " if held_groups else "") +
         f"MM: {len(history)} sweeps, mean log-likelihood per position "
         f"{history[-1]['log_likelihood']:.4f}",
         "held out: " + (predict.format_summary(held_summary) if held_summary else "none"),

@@ -1011,11 +1011,11 @@ cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen
 # =============================================================================================
 def _as_table(gammas):
     """A float64 table of NFEAT positive finite gammas from a Gammas object, a path, an array,
-    or None (the shipped gammas)."""
+    or None (the shipped gammas the rollouts use: gammago.gammas.rollout_base)."""
     import numpy as np
     if gammas is None:
         from gammago import gammas as G
-        gammas = G.load_default()
+        gammas = G.rollout_base()
     if isinstance(gammas, (str, bytes)) or hasattr(gammas, "__fspath__"):
         from gammago import gammas as G
         gammas = G.load(gammas)

@@ -111,6 +111,38 @@ def test_train_mm_end_to_end(trained, capsys):
     assert len(unlisted) and np.all(g.table[unlisted] == g.table[pat + F.PAT3_DEFAULT])
 
 
+def test_train_mm_holds_the_groups_the_rollouts_do_not_weigh(trained, tmp_path, monkeypatch):
+    """--hold-groups rollout: the read groups and the diamond stay at 1, the others are
+    trained; the engine's rollouts start from that file when it is shipped."""
+    out = tmp_path / "rollout19.gamma"
+    rc = cli.main(["train-mm", str(DATA), "--out", str(out), "--holdout", "0", "--workers", "1",
+                   "--min-pattern-count", "3", "--seed", "2", "--hold-groups", "rollout"])
+    assert rc == 0
+    held, full = gammas.load(out), gammas.load(trained)
+    for g, name in enumerate(F.GROUP_NAMES):
+        lo, hi = F.GROUP_BASES[g], F.GROUP_BASES[g] + F.GROUP_SIZES[g]
+        if name in F.ROLLOUT_GROUPS:
+            continue
+        assert np.all(held.table[lo:hi] == 1.0), name
+    pat12 = F.GROUP_BASES[F.GROUP_NAMES.index("pat12")]
+    assert full.table[pat12 + 1:pat12 + F.GROUP_SIZES[F.GROUP_NAMES.index("pat12")]].std() > 0.01
+    cap = F.GROUP_BASES[F.GROUP_NAMES.index("capture")]
+    assert held.table[cap + 1:cap + 13].max() > 2.0
+    assert "held at 1 (not trained): ladder, race, nakade, pat12" in out.read_text()
+    # the shipped-file lookup: the rollouts use it when it is there, the default table if not
+    monkeypatch.setattr(gammas, "PATTERNS_DIR", tmp_path)
+    monkeypatch.setattr(gammas, "DEFAULT_FILE", trained.name)
+    gammas._cache.clear()
+    assert np.array_equal(gammas.rollout_base(9), held.table)
+    out.unlink()
+    gammas._cache.clear()
+    monkeypatch.setattr(gammas, "PATTERNS_DIR", trained.parent)
+    assert np.array_equal(gammas.rollout_base(9), full.table)
+    gammas._cache.clear()
+    assert cli.main(["train-mm", str(DATA), "--out", str(tmp_path / "x.gamma"),
+                     "--hold-groups", "nosuch"]) == 2
+
+
 def test_train_mm_reports_bad_records(trained, capsys, tmp_path):
     rc = cli.main(["train-mm", str(DATA / "bad"), str(DATA / "2001-02-16-7.sgf"),
                    "--out", str(tmp_path / "x.gamma"), "--holdout", "0", "--workers", "1"])

@@ -63,7 +63,7 @@ def test_softened_policy_is_the_raw_policy_to_the_power():
         b.play(v)
     raw = rollout.GammaPolicy().probabilities(b)
     for p in (0.3, 0.7):
-        soft = rollout.GammaPolicy(G.soften(G.load_default(), p)).probabilities(b)
+        soft = rollout.GammaPolicy(G.soften(G.rollout_base(), p)).probabilities(b)
         want = raw ** p
         want /= want.sum()
         assert np.allclose(soft, want, rtol=1e-9, atol=1e-15)

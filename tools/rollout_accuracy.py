@@ -130,7 +130,7 @@ def main(argv=None):
     specs = [base] + [v for v in args.variant if v != base]
     try:
         size = args.size or 19
-        raw = G.load_default(size).table
+        raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light) for s in specs]
         tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, shapes)

@@ -892,6 +892,7 @@ class Engine:
         if pondered:
             # the time pondering took to stop is this move's (the clock runs since the command)
             budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
+        self.last_budget = budget       # seconds the search of this move may take (tests read it)
         self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
                          early_stop_s=self.early_stop_window(clock, budget))
         infos = self._infos(c)

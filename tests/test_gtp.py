@@ -433,9 +433,8 @@ def test_byoyomi_one_second_is_respected():
     ok(gtp, "boardsize 9")
     ok(gtp, "time_settings 0 1 1")
     for color in ("b", "w", "b"):
-        t0 = time.perf_counter()
         ok(gtp, f"genmove {color}")
-        assert time.perf_counter() - t0 < 1.0
+        assert 0 < gtp.engine.last_budget <= 0.9, gtp.engine.last_budget
 
 
 # --- analysis -------------------------------------------------------------------------------------

@@ -47,8 +47,9 @@ cdef void _reader_free(void* p) noexcept nogil:
 if pthread_key_create(&_KEY, _reader_free) != 0:
     raise ImportError("tactics: cannot create the reader's thread key")
 
-cdef reader_t* _reader() noexcept nogil:
-    """This thread's reader, ready for a question (NULL when out of memory)."""
+cdef reader_t* _reader(int budget) noexcept nogil:
+    """This thread's reader, ready for a question of `budget` reading nodes (NULL when out of
+    memory)."""
     cdef reader_t* r = <reader_t*>pthread_getspecific(_KEY)
     if r == NULL:
         r = <reader_t*>malloc(sizeof(reader_t))
@@ -63,6 +64,7 @@ cdef reader_t* _reader() noexcept nogil:
     r.j.n = 0
     r.depth = 0
     r.out = 0
+    r.nodes = budget
     return r
 
 cdef inline bint _play(reader_t* R, board_t* b, int p, int c) noexcept nogil:
@@ -267,7 +269,7 @@ cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
     cdef bint good = 0
     if not tac_selfatari(b, p, c):
         return 0
-    R = _reader()
+    R = _reader(0)
     if R == NULL or not _play(R, B, p, c):
         return 1
     if B.nlibs[B.head[p]] == 1:
@@ -385,10 +387,9 @@ cdef int tac_capture(const board_t* b, int s, int budget, int* move) noexcept no
         return TAC_NO
     if b.nlibs[b.head[s]] > 2:
         return TAC_NO
-    R = _reader()
+    R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    R.nodes = budget
     return _verdict(R, _attack(R, B, s, move))
 
 cdef int tac_save(const board_t* b, int s, int budget, int* move) noexcept nogil:
@@ -399,10 +400,9 @@ cdef int tac_save(const board_t* b, int s, int budget, int* move) noexcept nogil
         return TAC_NO
     if b.nlibs[b.head[s]] > 2:
         return TAC_YES
-    R = _reader()
+    R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    R.nodes = budget
     ok = _defend(R, B, s, move)
     if ok and R.out:
         return TAC_UNKNOWN       # "saved" may only mean "not read to the end"
@@ -423,12 +423,11 @@ cdef int tac_atari_works(const board_t* b, int p, int c, int budget) noexcept no
                 nt = _add_once(targets, nt, b.head[q])
     if nt == 0:
         return TAC_NO
-    R = _reader()
+    R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    R.nodes = budget
     if not _play(R, B, p, c):
-        return TAC_UNKNOWN if R.out else TAC_NO
+        return _verdict(R, 0)
     if B.nlibs[B.head[p]] >= 2:          # an atari that can be captured at once is no atari
         for k in range(nt):
             q = targets[k]
@@ -454,12 +453,11 @@ cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept n
             return TAC_NO                # a capture: no escape question
     if not esc:
         return TAC_NO
-    R = _reader()
+    R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    R.nodes = budget
     if not _play(R, B, p, c):
-        return TAC_UNKNOWN if R.out else TAC_NO
+        return _verdict(R, 0)
     if B.nlibs[B.head[p]] <= 1:
         res = TAC_YES
     elif B.nlibs[B.head[p]] == 2:
@@ -479,18 +477,17 @@ cdef int tac_saves_2lib(const board_t* b, int p, int c, int budget) noexcept nog
             n = _add_once(own, n, b.head[q])
     if n == 0:
         return TAC_NO
-    R = _reader()
+    R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    R.nodes = budget
     for i in range(n):
         if _attack(R, B, own[i], NULL):
             before = 1
             break
     if not before:
-        return TAC_UNKNOWN if R.out else TAC_NO
+        return _verdict(R, 0)
     if not _play(R, B, p, c):
-        return TAC_UNKNOWN if R.out else TAC_NO
+        return _verdict(R, 0)
     res = TAC_NO if B.nlibs[B.head[p]] <= 1 or _attack(R, B, p, NULL) else TAC_YES
     if res == TAC_YES and R.out:
         res = TAC_UNKNOWN
@@ -647,7 +644,7 @@ def undo_roundtrip(Board board not None, vertex, color=None):
     (None when the move is not legal under simple ko); the board is as before afterwards."""
     cdef int c = _colour(board, color)
     cdef int p = board.point(vertex)
-    cdef reader_t* R = _reader()
+    cdef reader_t* R = _reader(0)
     cdef bytes after
     if R == NULL:
         raise MemoryError("tactics: no reader")

@@ -107,6 +107,9 @@ ctypedef const double* gamma_table_t
 # All NGROUPS global ids of move p (a point or PASS) for colour c on b, into out[0..NGROUPS-1].
 # p must be an empty point (legality is not checked here). Returns NGROUPS.
 cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil
+# the same with the groups the rollouts do not weigh (G_LADDER, G_RACE, G_NAKADE, G_PAT12) left
+# absent, at no cost: what a table that holds them at 1 sees (the rollouts' gammas)
+cdef int rollout_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil
 
 # The parts, for incremental users (the rollout recomputes only what a move changed):
 cdef int feat_pat3(const board_t* b, int p, int c) noexcept nogil          # global id, G_PAT3

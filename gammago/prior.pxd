@@ -9,6 +9,9 @@ cdef void prior_cheap(void* ctx, const board_t* b, int c, const int16_t* moves, 
 # the product of the move's feature gammas; ctx is the gamma table (const double*, NFEAT)
 cdef void prior_gamma(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
                       float* out) noexcept nogil
+# the same for a table whose groups the rollouts do not weigh are all 1 (rollout_features)
+cdef void prior_gamma_rollout(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                              float* out) noexcept nogil
 # on top of any rating: an escape from atari that is still captured is rated down 4 decades,
 # an atari whose string then dies (a working ladder) up 4 times (read by pyx/tactics)
 cdef void prior_ladders(const board_t* b, int c, const int16_t* moves, int n, float* r) noexcept nogil

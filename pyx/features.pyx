@@ -293,7 +293,7 @@ cdef void feat_reading(const board_t* b, int p, int c, int32_t* out) noexcept no
     if b.last != PASS and tac_nakade_point(b, b.last) == p:
         out[G_NAKADE] = FB_NAKADE + 1
 
-cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
+cdef int rollout_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
     if p == PASS:
         out[G_PASS] = FB_PASS + (1 if (b.last == PASS and b.nmoves > 0) else 2)
         out[G_CAPTURE] = FB_CAPTURE
@@ -314,9 +314,18 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
     out[G_DIST1] = feat_dist(b, p, b.last, FB_DIST1)
     out[G_DIST2] = feat_dist(b, p, b.last2, FB_DIST2)
     out[G_EDGE] = feat_edge(b, p)
-    feat_reading(b, p, c, out)
-    out[G_PAT12] = feat_pat12(b, p, c)
+    out[G_LADDER] = FB_LADDER
+    out[G_RACE] = FB_RACE
+    out[G_NAKADE] = FB_NAKADE
+    out[G_PAT12] = FB_PAT12
     out[G_PAT3] = feat_pat3(b, p, c)
+    return NGROUPS
+
+cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil:
+    rollout_features(b, p, c, out)
+    if p != PASS:
+        feat_reading(b, p, c, out)
+        out[G_PAT12] = feat_pat12(b, p, c)
     return NGROUPS
 
 cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* feats) noexcept nogil:

@@ -6,7 +6,7 @@ on top when its ladders are on."""
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, uint64_t
 from gammago.board cimport board_t, EMPTY, PASS, LIB_WORDS
-from gammago.features cimport move_features, team_gamma, NGROUPS
+from gammago.features cimport move_features, rollout_features, team_gamma, NGROUPS
 from gammago.tactics cimport tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_BUDGET
 
 cdef extern from *:
@@ -92,15 +92,26 @@ cdef void prior_cheap(void* ctx, const board_t* b, int c, const int16_t* moves, 
             r *= 1.5
         out[i] = <float>r
 
-cdef void prior_gamma(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
-                      float* out) noexcept nogil:
-    """The gamma prior: the product of the move's feature gammas (gammago/features.pxd)."""
-    cdef const double* gamma = <const double*>ctx
+ctypedef int (*features_fn)(const board_t* b, int p, int c, int32_t* out) noexcept nogil
+
+cdef inline void _rate_by(features_fn features, const double* gamma, const board_t* b, int c,
+                          const int16_t* moves, int n, float* out) noexcept nogil:
     cdef int32_t ids[NGROUPS]
     cdef int i
     for i in range(n):
-        move_features(b, moves[i], c, ids)
+        features(b, moves[i], c, ids)
         out[i] = <float>team_gamma(gamma, ids)
+
+cdef void prior_gamma(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                      float* out) noexcept nogil:
+    """The gamma prior: the product of the move's feature gammas (gammago/features.pxd)."""
+    _rate_by(move_features, <const double*>ctx, b, c, moves, n, out)
+
+cdef void prior_gamma_rollout(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
+                              float* out) noexcept nogil:
+    """prior_gamma for a table that holds the groups the rollouts do not weigh at 1: the same
+    ratings without reading those groups (rollout_features)."""
+    _rate_by(rollout_features, <const double*>ctx, b, c, moves, n, out)
 
 # ---------------------------------------------------------------------------------------------
 # Ladder tactics on top of any prior (read by pyx/tactics): an escape from atari that is still

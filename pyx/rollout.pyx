@@ -16,9 +16,8 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
 from gammago.tail cimport tail_choose
-from gammago.features cimport (move_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
-                               NGROUPS, NFEAT, G_LADDER, G_RACE, G_NAKADE, FB_LADDER, FB_RACE,
-                               FB_NAKADE, G_PAT12, FB_PAT12, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
+from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
+                               NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
                                FB_DIST2)
 
@@ -958,14 +957,6 @@ cdef void rollout_release_gamma(void* arg, policy_t* pol) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Checking against a recomputation from scratch
 # ---------------------------------------------------------------------------------------------
-cdef inline void _unread(int32_t* ids) noexcept nogil:
-    """The groups of the tactical reader and the diamond set to absent: the rollouts do not
-    weigh them (features.pxd), so the reference weights leave them out too."""
-    ids[G_LADDER] = FB_LADDER
-    ids[G_RACE] = FB_RACE
-    ids[G_NAKADE] = FB_NAKADE
-    ids[G_PAT12] = FB_PAT12
-
 cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen) noexcept nogil:
     cdef int c = b.to_move, p, n = 0, row
     cdef int32_t ids[NGROUPS]
@@ -978,8 +969,7 @@ cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen
         ref = 0
         full = 0
         if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-            move_features(b, p, c, ids)
-            _unread(ids)
+            rollout_features(b, p, c, ids)
             full = team_gamma(g.gamma, ids)
             ids[G_DIST1] = FB_DIST1
             ids[G_DIST2] = FB_DIST2
@@ -990,10 +980,10 @@ cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen
             return 1
         if ref > 0:
             n += 1
-            # the distance factor the sampler applies must give move_features' full strength
+            # the distance factor the sampler applies must give rollout_features' full strength
             s = ref * _dist_factor(g, b, p)
             if fabs(s - full) > 1e-12 * full:
-                snprintf(msg, msglen, "point %d: distance factor gives %.17g, move_features %.17g",
+                snprintf(msg, msglen, "point %d: distance factor gives %.17g, rollout_features %.17g",
                          p, s, full)
                 return 1
     for row in range(1, b.size + 1):
@@ -1114,8 +1104,8 @@ cdef class GammaPolicy:
         return counts
 
     def probabilities(self, Board board):
-        """The exact first-move distribution from move_features (the training definition, less
-        the tactical groups the rollouts do not weigh): numpy float64 indexed by point, over
+        """The exact first-move distribution from rollout_features (the training definition,
+        less the groups the rollouts do not weigh): numpy float64 indexed by point, over
         legal moves that are not own true eyes."""
         import numpy as np
         cdef board_t* b = board.b
@@ -1124,8 +1114,7 @@ cdef class GammaPolicy:
         out = np.zeros(b.npts, dtype=np.float64)
         for p in range(b.npts):
             if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-                move_features(b, p, c, ids)
-                _unread(ids)
+                rollout_features(b, p, c, ids)
                 out[p] = team_gamma(self.g.gamma, ids)
         s = out.sum()
         if s > 0:

@@ -20,7 +20,7 @@ from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_r
 from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
-from gammago.prior cimport prior_cheap, prior_gamma, prior_ladders
+from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
 
@@ -758,6 +758,17 @@ cdef class NodeBudget:
         return self.b.limit * CHUNK_BYTES
 
 
+def _unweighed_at_one(table):
+    """Does the gamma table hold every group the rollouts do not weigh at 1?"""
+    from gammago import features as F
+    for g, name in enumerate(F.GROUP_NAMES):
+        if name not in F.ROLLOUT_GROUPS:
+            lo = F.GROUP_BASES[g]
+            if (table[lo:lo + F.GROUP_SIZES[g]] != 1.0).any():
+                return False
+    return True
+
+
 cdef class Search:
     """A UCT tree over a node pool of at most max_nodes nodes, taken in chunks as the tree
     grows from `budget` (a NodeBudget shared with other trees; None: one of max_nodes for this
@@ -875,7 +886,9 @@ cdef class Search:
         cdef double[::1] view = a
         self._gamma = a
         self.t.prior.ctx = <void*>&view[0]
-        self.t.prior.rate = prior_gamma
+        # a table that holds the groups the rollouts do not weigh at 1 (the rollouts' gammas)
+        # rates the same without reading them
+        self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
     def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)

@@ -126,13 +126,15 @@ def search_figures(runs, quick, seed):
             for rollouts in ("light", "gamma"):
                 # gamma rollouts are ~5x slower: a fifth of the playouts; the gammas read once
                 count = n if rollouts == "light" else max(100, n // 5)
-                table = gammas.load_default(size).table if rollouts == "gamma" else None
+                # the engine's defaults: the rollouts' gammas order the children and, scaled,
+                # drive the rollouts
+                table = gammas.rollout_base(size) if rollouts == "gamma" else None
 
                 def one(s, size=size, count=count, threads=threads, table=table):
                     tree = Search(1_000_000, seed=s)
                     if table is not None:
                         tree.use_gammas(table)
-                        tree.use_gamma_rollouts(rollout_gammas(gammas.rollout_base(size), size))
+                        tree.use_gamma_rollouts(rollout_gammas(table, size))
                     tree.set_root(Board(size, 7.5))
                     return tree.run(threads, count), count, 0
 

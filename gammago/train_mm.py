@@ -303,21 +303,17 @@ def main(args):
     # the gamma file: every trained feature; patterns only when kept (others take the default);
     # the held groups at 1 (their patterns through their default)
     listed = ~fixed
+    patterns = {g: (npat, default) for g, npat, default in F.PATTERN_GROUPS}
     for g in range(F.N_GROUPS):
+        base = F.GROUP_BASES[g]
         if F.GROUP_NAMES[g] in held_groups:
-            base = F.GROUP_BASES[g]
-            defaults = {pg: d for pg, _n, d in F.PATTERN_GROUPS}
-            if g in defaults:
-                listed[base + defaults[g]] = True
+            if g in patterns:
+                listed[base + patterns[g][1]] = True
             else:
                 listed[base + 1: base + F.GROUP_SIZES[g]] = True
-    rare_mask = np.zeros(F.N_FEATURES, dtype=bool)
-    for g, npat, _default in F.PATTERN_GROUPS:
-        if F.GROUP_NAMES[g] in held_groups:
-            continue
-        base = F.GROUP_BASES[g]
-        rare_mask[base + 1: base + 1 + npat] = seen[base + 1: base + 1 + npat] < args.min_pattern_count
-    listed &= ~rare_mask
+        elif g in patterns:
+            pats = slice(base + 1, base + 1 + patterns[g][0])
+            listed[pats] &= seen[pats] >= args.min_pattern_count
     command = "gammago train-mm " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train-mm" else f"gammago train-mm {vars(args)}"
     comments = [

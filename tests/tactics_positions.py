@@ -18,10 +18,9 @@ Columns are A.. without I, as in GTP.
 """
 import pathlib
 
-from gammago.board import Board
+from test_board_cases import from_diagram
 
 HERE = pathlib.Path(__file__).parent / "data" / "tactics"
-COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
 
 class Position:
@@ -36,22 +35,12 @@ class Position:
         self.size = int(fields.get("size", len(rows)))
         if len(rows) != self.size or any(len(r) != self.size for r in rows):
             raise ValueError(f"{path}:{line}: the board is not {self.size}x{self.size}")
+        bad = {ch for r in rows for ch in r} - set("XO.")
+        if bad:
+            raise ValueError(f"{path}:{line}: bad points {sorted(bad)}")
 
     def board(self):
-        b = Board(self.size, 7.5)
-        black, white = [], []
-        for i, row in enumerate(self.rows):
-            for j, ch in enumerate(row):
-                v = f"{COLUMNS[j]}{self.size - i}"
-                if ch == "X":
-                    black.append(v)
-                elif ch == "O":
-                    white.append(v)
-                elif ch != ".":
-                    raise ValueError(f"{self.path}:{self.line}: bad point {ch!r}")
-        b.setup(black, white)
-        b.to_move = self.to_move
-        return b
+        return from_diagram(["".join(r) for r in self.rows], to_move=self.to_move)
 
     def __repr__(self):
         return f"{self.path.name}:{self.line} {self.name}"

@@ -431,20 +431,19 @@ class Gtp:
         except OSError as e:
             raise GtpError(f"cannot load file {path}: {e.strerror or e}") from None
         try:
-            game = parse_game(path, data)
-            replayed = game.replay(upto)          # checks every move before touching the engine
+            game = parse_game(path, data, setup_in_game=True)
+            # checks every move before touching the engine
+            black, white, to_move, moves = game.position(upto)
         except SgfError as e:
             raise GtpError(f"cannot load file {e}") from None
-        moves = game.moves[:upto] if upto is not None else game.moves
         eng = self.engine
         eng.new_game(game.size, game.komi)
-        if game.setup_black or game.setup_white:
-            eng.setup_stones(game.setup_black, game.setup_white)
-        eng.board.to_move = game.to_move
+        if black or white:
+            eng.setup_stones(black, white)
+        eng.board.to_move = to_move
         for colour, vertex in moves:
             eng.play(colour, vertex)
-        eng.board.to_move = replayed.to_move
-        self.setup_black, self.setup_white = list(game.setup_black), list(game.setup_white)
+        self.setup_black, self.setup_white = list(black), list(white)
         self.handicap = game.handicap
         return ""
 

@@ -57,6 +57,9 @@ class Game:
     moves: list = field(default_factory=list)         # [(colour 'b'/'w', vertex or 'pass')]
     result: str = None                                # RE as written, or None
     to_move: str = "b"                                # who moves first after the setup
+    setups: dict = field(default_factory=dict)        # setup nodes after the first move
+                                                      # (parse_game(setup_in_game=True)):
+                                                      # {moves before them: [(AB, AW, AE, PL)]}
 
     @property
     def winner(self):
@@ -78,6 +81,8 @@ class Game:
     def replay(self, upto=None):
         """The Board after the first `upto` moves (all when None); SgfError names an illegal
         move (occupied, suicide, ko, or a repeated position)."""
+        if self.setups:
+            raise SgfError(self.name, "setup stones inside the game: use position()")
         b = self.board()
         for i, (colour, vertex) in enumerate(self.moves[:upto]):
             try:
@@ -87,9 +92,67 @@ class Game:
                 raise SgfError(self.name, f"move {i + 1} ({colour} {vertex}) is illegal: {reason}") from None
         return b
 
+    def position(self, upto=None):
+        """The position before move `upto` + 1 as a record states it, for loading (GTP
+        `loadsgf`): (black stones, white stones, colour to move, moves), where the moves, played
+        in turn on a board holding those stones, end in the position. Usually the stones are
+        the record's setup and the moves all its moves. A setup node after the first move
+        (stones added with AB/AW, removed with AE), or a move of the record that positional
+        superko forbids (the record is a fact, and other programs do not check superko),
+        starts the board afresh from the stones there: the history before that point (its ko
+        and superko) is not kept. SgfError names a move that is illegal otherwise (occupied,
+        suicide, simple ko) or a setup stone that is not placeable."""
+        moves = self.moves if upto is None else self.moves[:upto]
+        b = self.board()
+        start, first, to_move = 0, (list(self.setup_black), list(self.setup_white)), self.to_move
 
-def parse_game(name, data):
-    """Parse one SGF record (bytes) into a Game; SgfError says what is wrong."""
+        def afresh(black, white, colour):
+            fresh = Board(self.size, self.komi)
+            try:
+                fresh.setup(black=black, white=white)
+            except ValueError as e:
+                raise SgfError(self.name, f"bad setup stones: {e}") from None
+            fresh.to_move = colour
+            return fresh
+
+        for i in range(len(moves) + 1):
+            for add_b, add_w, empty, pl in self.setups.get(i, ()):
+                gone = set(empty) | set(add_b) | set(add_w)
+                black = [v for v in b.stones("b") if v not in gone] + list(add_b)
+                white = [v for v in b.stones("w") if v not in gone] + list(add_w)
+                colour = pl or (moves[i][0] if i < len(moves) else b.to_move)
+                b = afresh(black, white, colour)
+                start, first, to_move = i, (black, white), colour
+            if i == len(moves):
+                break
+            colour, vertex = moves[i]
+            try:
+                b.play(vertex, colour)
+            except ValueError as e:
+                reason = getattr(e, "reason", str(e))
+                if not b.is_legal(vertex, colour, superko=False):
+                    raise SgfError(self.name, f"move {i + 1} ({colour} {vertex}) is illegal: "
+                                              f"{reason}") from None
+                # superko alone forbids it: play it on a board without the history
+                fresh = afresh(b.stones("b"), b.stones("w"), colour)
+                fresh.play(vertex, colour)
+                b = afresh(fresh.stones("b"), fresh.stones("w"), fresh.to_move)
+                start, first, to_move = i + 1, (b.stones("b"), b.stones("w")), b.to_move
+        return first[0], first[1], to_move, list(moves[start:])
+
+
+def _node_setup(node):
+    black, white, empty = node.get_setup_stones()
+    return ([format_vertex(rc) for rc in sorted(black)], [format_vertex(rc) for rc in sorted(white)],
+            [format_vertex(rc) for rc in sorted(empty)])
+
+
+def parse_game(name, data, setup_in_game=False):
+    """Parse one SGF record (bytes) into a Game; SgfError says what is wrong.
+
+    Setup nodes (AB/AW/AE) before the first move join the root's setup. One after the first
+    move makes the record a position, not a game of moves: SgfError, unless setup_in_game,
+    where it goes into Game.setups for Game.position (GTP loadsgf)."""
     try:
         g = sgfmill_sgf.Sgf_game.from_bytes(data)
     except ValueError as e:
@@ -131,7 +194,21 @@ def parse_game(name, data):
         raise SgfError(name, f"bad game tree: {e}") from None
     for i, node in enumerate(nodes):
         if i and node.has_setup_stones():
-            raise SgfError(name, f"setup stones inside the game (node {i}) are not supported")
+            try:
+                add_b, add_w, empty = _node_setup(node)
+                pl = node.get("PL") if node.has_property("PL") else None
+            except ValueError as e:
+                raise SgfError(name, f"bad setup stones in node {i}: {e}") from None
+            if game.moves and not setup_in_game:
+                raise SgfError(name, f"setup stones inside the game (node {i}) are not supported")
+            if game.moves:
+                game.setups.setdefault(len(game.moves), []).append((add_b, add_w, empty, pl))
+            else:
+                gone = set(empty) | set(add_b) | set(add_w)
+                game.setup_black = sorted(set(v for v in game.setup_black if v not in gone) | set(add_b))
+                game.setup_white = sorted(set(v for v in game.setup_white if v not in gone) | set(add_w))
+                if pl:
+                    game.to_move = pl
         try:
             colour, move = node.get_move()
         except ValueError as e:

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from gammago import sgf
+from gammago.board import Board
 
 DATA = Path(__file__).parent / "data"
 GOOD = sorted(p for p in DATA.glob("*.sgf"))
@@ -71,3 +72,94 @@ def test_unreadable_sources_are_reported(tmp_path):
     items = list(sgf.iter_games([broken, tmp_path / "missing.sgf"], errors="yield"))
     assert len(items) == 2 and all(isinstance(i, sgf.GameError) for i in items)
     assert "broken.tar.gz" in items[0].name and "missing.sgf" in items[1].name
+
+
+# ---------------------------------------------------------------------------------------------
+# Records that are positions: setup nodes after the root, a move that superko forbids.
+# Game.position (what GTP loadsgf plays) is checked against GNU Go's own loadsgf.
+# ---------------------------------------------------------------------------------------------
+SETUP_BEFORE_MOVES = b"(;GM[1]FF[4]SZ[9]KM[7];AB[cc][gg]AW[cg]PL[W];W[ee];B[dd];W[ef])"
+# moves, then a setup node that adds stones, then moves
+SETUP_IN_GAME = (b"(;GM[1]FF[4]SZ[9]KM[7]AB[cc];W[ee];B[dd];W[ef];B[de]"
+                 b";AB[gg][hh]AW[bb];W[cd];B[fc])")
+
+
+def _sgf_of_moves(size, moves):
+    cols = "abcdefghjklmnopqrst"
+    def point(v):
+        col, row = cols.index(v[0].lower()), int(v[1:])
+        return "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[size - row]
+    return (f"(;GM[1]FF[4]SZ[{size}]KM[7.5]"
+            + "".join(f";{c.upper()}[{point(v)}]" for c, v in moves) + ")").encode()
+
+
+def _gnugo_position(gnugo_path, path, upto=None):
+    from gtp_client import GTPClient
+    with GTPClient([gnugo_path, "--mode", "gtp", "--chinese-rules"]) as g:
+        load = f"loadsgf {path}" + ("" if upto is None else f" {upto + 1}")
+        (ok, colour), (_, black), (_, white) = g.pipeline([load, "list_stones black",
+                                                           "list_stones white"])
+        assert ok, colour
+    return set(black.split()), set(white.split()), colour.strip().lower()[0]
+
+
+def _our_position(game, upto=None):
+    black, white, to_move, moves = game.position(upto)
+    b = Board(game.size, game.komi)
+    b.setup(black=black, white=white)
+    b.to_move = to_move
+    for colour, vertex in moves:
+        b.play(vertex, colour)
+    b.check()
+    return set(b.stones("b")), set(b.stones("w")), b.to_move[0]
+
+
+@pytest.mark.gnugo
+def test_setup_nodes_load_as_gnu_go_loads_them(gnugo_path, tmp_path):
+    before = sgf.parse_game("before.sgf", SETUP_BEFORE_MOVES)
+    # a setup node before the first move is part of the setup: the record is still a game
+    assert before.setup_black == ["C7", "G3"] and before.setup_white == ["C3"]
+    assert before.to_move == "w" and not before.setups
+    assert len(before.replay().moves) == 3
+    # one after the first move makes it a position: refused where a game of moves is needed
+    with pytest.raises(sgf.SgfError, match="setup stones inside the game"):
+        sgf.parse_game("in_game.sgf", SETUP_IN_GAME)
+    in_game = sgf.parse_game("in_game.sgf", SETUP_IN_GAME, setup_in_game=True)
+    assert list(in_game.setups) == [4]
+    with pytest.raises(sgf.SgfError, match="position"):
+        in_game.replay()
+    for name, data, game in (("before.sgf", SETUP_BEFORE_MOVES, before),
+                             ("in_game.sgf", SETUP_IN_GAME, in_game)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        for upto in (None, 0, 1, 3, 4, 5):
+            assert _our_position(game, upto) == _gnugo_position(gnugo_path, path, upto), (name, upto)
+    black, white, to_move, moves = in_game.position()
+    assert {"C7", "G3", "H2"} <= set(black) and {"E5", "B8"} <= set(white)
+    assert to_move == "w" and moves == [("w", "C6"), ("b", "F7")]
+    # AE empties points (GNU Go 3.8's loadsgf ignores AE, so this one is checked by hand)
+    cleared = sgf.parse_game("ae.sgf", SETUP_IN_GAME.replace(b"AW[bb]", b"AW[bb]AE[ee][cc]"),
+                             setup_in_game=True)
+    black, white, to_move, moves = cleared.position()
+    assert "C7" not in black and "E5" not in white and {"G3", "H2", "D6", "D5"} <= set(black)
+
+
+@pytest.mark.gnugo
+def test_a_move_superko_forbids_loads_as_gnu_go_loads_it(gnugo_path, tmp_path):
+    """A record is a fact: its sixth triple-ko capture, which positional superko forbids, is
+    loaded (as GNU Go's loadsgf does) on a board that starts afresh there."""
+    from test_board_gnugo import TRIPLE_KO_CYCLE, triple_ko_setup_moves
+    moves = triple_ko_setup_moves() + TRIPLE_KO_CYCLE + [("b", "K10")]
+    path = tmp_path / "triple_ko.sgf"
+    path.write_bytes(_sgf_of_moves(19, moves))
+    game = sgf.parse_game(str(path), path.read_bytes())
+    with pytest.raises(sgf.SgfError, match="superko"):
+        game.replay()
+    black, white, to_move, rest = game.position()
+    assert rest == [("b", "K10")]             # the board starts afresh after the superko move
+    for upto in (None, len(moves) - 2, len(moves) - 1):
+        assert _our_position(game, upto) == _gnugo_position(gnugo_path, path, upto), upto
+    # a move that is illegal without superko is still refused
+    path.write_bytes(_sgf_of_moves(9, [("b", "E5"), ("w", "E5")]))
+    with pytest.raises(sgf.SgfError, match="move 2 .* occupied"):
+        sgf.parse_game("occupied.sgf", path.read_bytes()).position()

@@ -22,6 +22,8 @@ import numpy as np
 from gammago.board import Board, parse_color, format_vertex
 from gammago import tree as _tree
 from gammago import net as _net
+from gammago import players
+from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT, ROOT_LAMBDA, RootSearch
 
 log = logging.getLogger("gammago")
 
@@ -175,11 +177,11 @@ class EngineConfig:
                                    # loads, else rollouts) | rollouts | net-root | net-policy |
                                    # gamma-policy
     model: str = ""                # ONNX model ("" = the shipped one)
-    net_lambda: float = _net.ROOT_LAMBDA  # net-root: weight of the net value against rollouts
+    net_lambda: float = ROOT_LAMBDA  # net-root: weight of the net value against rollouts
                                    # (0 beat 0.5 by +111 Elo in 19x19 self-play)
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
-    net_children: int = _net.ROOT_CHILDREN  # net-root: root moves searched (the net's best)
-    net_cpuct: float = _net.ROOT_CPUCT  # net-root: PUCT exploration weight of the net priors
+    net_children: int = ROOT_CHILDREN  # net-root: root moves searched (the net's best)
+    net_cpuct: float = ROOT_CPUCT  # net-root: PUCT exploration weight of the net priors
                                    # at the root
     net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
                                    # the replies to each root move (the root children's children)
@@ -580,14 +582,14 @@ class Engine:
 
     def _use_net(self):
         """Load the net (NetError, a ValueError, names the file and the problem); in net-root
-        mode the search becomes gammago.net.RootSearch: PUCT on net priors at the root, one UCT
+        mode the search becomes gammago.root_search.RootSearch: PUCT on net priors at the root, one UCT
         tree per root child below it (--mode auto keeps it for the boards that use it)."""
         cfg = self.config
         self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
                              threads=cfg.threads)
         if cfg.mode in ("net-root", "auto"):
             # the child trees draw on the engine's one budget, each allowed all of it
-            self._root_search = _net.RootSearch(
+            self._root_search = RootSearch(
                 self.net, lambda: _tree.Search(self.nodes, seed=cfg.seed, budget=self.budget,
                                                **cfg.tree_params(self.board.size)),
                 lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct,
@@ -603,9 +605,9 @@ class Engine:
         t = self.config.policy_temperature
         rng = self._policy_rng if t > 0 else None
         if self.config.mode == "net-policy":
-            move = _net.net_policy_move(self.net, b, t, rng)
+            move = players.net_policy_move(self.net, b, t, rng)
         else:
-            move = _net.gamma_policy_move(b, temperature=t, rng=rng)
+            move = players.gamma_policy_move(b, temperature=t, rng=rng)
         if emit is not None:
             emit([])
         return move

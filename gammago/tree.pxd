@@ -147,7 +147,7 @@ ctypedef struct tree_t:
     worker_t* workers
     int nworkers
     # priors of the root's children given from outside (Search.set_root_prior: the net's
-    # policy in gammago.net.RootSearch), by point (PASS = 0); used instead of prior_t at the root
+    # policy in gammago.root_search.RootSearch), by point (PASS = 0); used instead of prior_t at the root
     float* root_prior
     int has_root_prior
     int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)

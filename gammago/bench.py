@@ -58,7 +58,7 @@ def gamma_figures(runs, quick, seed, gammas=None):
     those rollouts are timed in the same rounds too: rollout_playouts_per_s_SIZE and their ratio
     to the gamma playouts."""
     from gammago import rollout
-    from gammago.engine import rollout_gammas, rollout_light_after_for
+    from gammago.config import rollout_gammas, rollout_light_after_for
     from gammago.gammas import rollout_base
     try:
         tables = {size: rollout_gammas(rollout_base(size), size)
@@ -135,7 +135,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 def search_figures(runs, quick, seed):
     from gammago import gammas
     from gammago.board import Board
-    from gammago.engine import rollout_gammas
+    from gammago.config import rollout_gammas
     from gammago.tree import Search
     out = {}
     for size, n in SEARCH_PLAYOUTS.items():
@@ -177,7 +177,8 @@ def net_root_figures(runs, quick, seed):
     import os
     import time
     from gammago import net
-    from gammago.engine import Engine, EngineConfig
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
     if not os.path.exists(net.DEFAULT_MODEL):
         return {}
     n = NET_ROOT_PLAYOUTS // 10 if quick else NET_ROOT_PLAYOUTS

@@ -9,8 +9,9 @@ import pytest
 
 from gammago.board import Board
 from gammago import net as _net
-from gammago.engine import (MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, Clock, Engine,
-                            EngineConfig)
+from gammago.clock import Clock
+from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, EngineConfig
+from gammago.engine import Engine
 
 
 def engine(**kw):

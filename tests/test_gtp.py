@@ -15,7 +15,8 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from gammago.engine import Engine, EngineConfig
-from gammago.gtp import Gtp, fixed_handicap_vertices, info_line, kata_info_line, kata_ownership
+from gammago.gtp import Gtp, info_line, kata_info_line, kata_ownership
+from gammago.handicap import fixed_points as fixed_handicap_vertices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"

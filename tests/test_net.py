@@ -297,18 +297,19 @@ def test_engine_refuses_a_corrupt_model(tmp_path):
 
 @needs_model
 def test_auto_mode_uses_the_net_on_large_boards_only():
+    from gammago import config as C
     from gammago import engine as E
     e = E.Engine(E.EngineConfig(playouts=200, net_children=4, seed=3))
     assert e.config.mode == "auto"
-    for size, mode in ((9, "rollouts"), (19, "net-root"), (E.AUTO_NET_MIN_SIZE, "net-root"),
-                       (E.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
+    for size, mode in ((9, "rollouts"), (19, "net-root"), (C.AUTO_NET_MIN_SIZE, "net-root"),
+                       (C.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
         e.new_game(size, 7.5)
         assert e.mode == mode
         before = e.board.copy()
         assert e.genmove("b") in before.legal_moves()
         assert isinstance(e.search, RootSearch) == (mode == "net-root")
         if mode == "rollouts":       # the tree was configured for this size
-            assert e.search.params["expand_visits"] == E.expand_visits_for(size)
+            assert e.search.params["expand_visits"] == C.expand_visits_for(size)
 
 
 def test_auto_mode_plays_rollouts_when_the_shipped_model_is_missing(tmp_path, monkeypatch, caplog):
@@ -460,7 +461,8 @@ def test_engine_flag_net_reply_priors_reaches_the_root_search():
 def test_engine_defaults_on_19x19_reach_the_child_trees():
     """--mode auto on 19x19: net-root with the rollouts' value alone (--net-lambda 0) and the
     light tail after ROLLOUT_LIGHT_AFTER_LARGE gamma moves in every root child's tree."""
-    from gammago.engine import Engine, EngineConfig, ROLLOUT_LIGHT_AFTER_LARGE
+    from gammago.config import ROLLOUT_LIGHT_AFTER_LARGE
+    from gammago.engine import Engine, EngineConfig
     e = Engine(EngineConfig(playouts=200, seed=3))
     e.new_game(19, 7.5)
     rs = e.search

@@ -102,7 +102,7 @@ def test_flat_mc_match_runs_and_refuses_bad_power(capsys):
 
 
 def test_engine_rollout_power_option():
-    from gammago.engine import EngineConfig
+    from gammago.config import EngineConfig
     with pytest.raises(ValueError, match="--rollout-power"):
         EngineConfig(rollout_power=-0.5).validate()
     EngineConfig(rollout_power=0.7).validate()
@@ -129,8 +129,8 @@ def test_scale_multiplies_the_named_features_only():
 
 
 def test_engine_rollout_gammas_default_and_option():
-    from gammago.engine import (Engine, EngineConfig, ROLLOUT_SCALE, rollout_gammas,
-                                rollout_scale_for)
+    from gammago.config import EngineConfig, ROLLOUT_SCALE, rollout_gammas, rollout_scale_for
+    from gammago.engine import Engine
     raw = G.load_default().table
     assert rollout_scale_for(9) == ROLLOUT_SCALE != "" and rollout_scale_for(13) == ""
     assert EngineConfig().rollout_scale is None     # by board size unless given
@@ -153,8 +153,9 @@ def test_engine_rollout_gammas_default_and_option():
 
 
 def test_engine_rollout_light_after_default_and_option():
-    from gammago.engine import (Engine, EngineConfig, ROLLOUT_LIGHT_AFTER,
-                                ROLLOUT_LIGHT_AFTER_LARGE, rollout_light_after_for)
+    from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
+                                rollout_light_after_for)
+    from gammago.engine import Engine
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
     assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
     assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
@@ -186,7 +187,7 @@ def test_engine_rollout_light_after_default_and_option():
 
 
 def test_rollout_accuracy_tool(capsys):
-    from gammago.engine import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
+    from gammago.config import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
     tool = _tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))

@@ -792,7 +792,8 @@ def test_engine_crit_flag_reaches_the_tree():
 
 
 def test_engine_crit_default_goes_by_board_size():
-    from gammago.engine import EngineConfig, Engine, CRIT, CRIT_MAX_SIZE
+    from gammago.config import CRIT, CRIT_MAX_SIZE
+    from gammago.engine import EngineConfig, Engine
     e = Engine(EngineConfig(playouts=200, mode="rollouts"))
     for size, want in ((9, CRIT), (CRIT_MAX_SIZE - 1, CRIT), (CRIT_MAX_SIZE, 0.0), (19, 0.0)):
         e.new_game(size, 7)

@@ -26,280 +26,32 @@ The record (--json FILE) is rewritten after every game, atomically, so a match s
 --resume continues it, playing only the missing games (a larger --games extends a finished match).
 It refuses a record made with other settings (engines, size, komi, seed, time, SPRT).
 
+The settings, the results, their table and the record: gammago/match_record.py.
+
 With --scheduler ADDRESS the games are tasks on a Dask cluster's workers (gammago/cluster.py,
 docs/CLUSTER.md): the engine command lines run there; the loop below, the record, --resume and
 the SPRT are the same, and so are the games (each game's seed is --seed + its number).
 
-Statistics are from engine1's side: a draw counts half a win; the 95% interval of the score is
-Wilson's; Elo = -400 log10(1/score - 1) with the interval mapped through the same function;
-SPRT: log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0) for the game outcomes
-(Bernoulli, draws as half a win and half a loss), stopping when it leaves
-[ln(beta/(1-alpha)), ln((1-beta)/alpha)].
+Statistics are from engine1's side (gammago/stats.py: Wilson interval, Elo, SPRT). The engines
+run as gammago.gtp_process.GtpProcess, which also expands the shorthands above.
 """
-import collections
 import concurrent.futures
-import dataclasses
-import json
-import math
 import os
-import queue
-import shlex
 import signal
-import subprocess
 import sys
 import threading
 import time
 
 from gammago import cluster
 from gammago.board import Board
-
-# --- constants ----------------------------------------------------------------------------------
-GNUGO = "/usr/games/gnugo"
-GNUGO_ARGS = "--mode gtp --chinese-rules --capture-all-dead --positional-superko"
-Z95 = 1.959963984540054             # two-sided 95% normal quantile
-STARTUP_TIMEOUT_S = 60.0             # first answer of a freshly started engine
-COMMAND_TIMEOUT_S = 30.0             # any command that is not genmove
-UNTIMED_MOVE_TIMEOUT_S = 120.0       # genmove limit when no --time-per-move is given
-STDERR_TAIL = 30                     # lines of an engine's stderr kept for crash reports
-QUIT_WAIT_S = 3.0                    # how long a quitting engine may take before it is killed
-
-
-# --- statistics -----------------------------------------------------------------------------------
-def wilson_interval(successes, n, z=Z95):
-    """Wilson score interval of a proportion (successes may be fractional: draws count half)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)      # exact at the ends
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return lo, hi
-
-
-def elo_from_score(score):
-    """Elo difference of an expected score (logistic model); +-inf at 1 and 0."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-def score_from_elo(elo):
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def elo_interval(wins, draws, losses, z=Z95):
-    """(Elo, low, high): the point estimate and the Wilson interval mapped to Elo."""
-    n = wins + draws + losses
-    x = wins + 0.5 * draws
-    if n == 0:
-        return 0.0, -math.inf, math.inf
-    lo, hi = wilson_interval(x, n, z)
-    return elo_from_score(x / n), elo_from_score(lo), elo_from_score(hi)
-
-
-def sprt_llr(wins, draws, losses, elo0, elo1):
-    """Log-likelihood ratio of H1 (elo1) against H0 (elo0); draws are half a win, half a loss."""
-    p0, p1 = score_from_elo(elo0), score_from_elo(elo1)
-    x = wins + 0.5 * draws
-    y = losses + 0.5 * draws
-    return x * math.log(p1 / p0) + y * math.log((1 - p1) / (1 - p0))
-
-
-def sprt_bounds(alpha=0.05, beta=0.05):
-    """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
-    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-
-
-# --- a GTP engine as a subprocess -----------------------------------------------------------
-class EngineFailure(Exception):
-    """An engine broke a rule of the match: .reason is timeout | crash | error."""
-
-    def __init__(self, reason, detail):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
-
-    def __reduce__(self):           # pickled back from a cluster's worker
-        return EngineFailure, (self.reason, self.detail)
-
-
-def expand_command(command, seed):
-    """The argv of an engine command line (see the module doc for the shorthands)."""
-    command = command.strip()
-    if command.startswith("gnugo:"):
-        level = command.split(":", 1)[1].strip() or "10"
-        if not level.isdigit():
-            raise ValueError(f"gnugo:LEVEL needs a number, not {level!r}")
-        command = f"{GNUGO} {GNUGO_ARGS} --level {level} --seed {{seed}}"
-    argv = shlex.split(command.replace("{seed}", str(seed)))
-    if not argv:
-        raise ValueError("empty engine command")
-    if argv[0] == "gammago":
-        rest = argv[1:]
-        if not rest or rest[0] != "gtp":
-            rest = ["gtp"] + rest
-        argv = [sys.executable, "-m", "gammago"] + rest
-    return argv
-
-
-class GtpProcess:
-    """One engine process: send a command, wait for its answer with a time limit."""
-
-    def __init__(self, argv, label):
-        self.label = label
-        self.argv = argv
-        env = dict(os.environ)     # `python -m gammago` finds this gammago wherever it runs
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-        try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True, bufsize=1,
-                                         encoding="utf-8", errors="replace", env=env)
-        except OSError as e:
-            raise EngineFailure("crash", f"{label}: cannot start {argv[0]}: {e.strerror or e}") from None
-        self.lines = queue.Queue()
-        self.stderr_tail = collections.deque(maxlen=STDERR_TAIL)
-        threading.Thread(target=self._read_out, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
-        self.started = False
-
-    def _read_out(self):
-        try:
-            for line in self.proc.stdout:
-                self.lines.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
-        finally:
-            self.lines.put(None)
-            self.proc.stdout.close()
-
-    def _read_err(self):
-        try:
-            for line in self.proc.stderr:
-                self.stderr_tail.append(line.rstrip("\n"))
-        except (OSError, ValueError):
-            pass
-        finally:
-            self.proc.stderr.close()
-
-    def _crash(self, what):
-        try:
-            self.proc.wait(QUIT_WAIT_S)        # let a dying process finish, for its exit code
-        except subprocess.TimeoutExpired:
-            pass
-        tail = " | ".join(list(self.stderr_tail)[-5:])
-        rc = self.proc.returncode
-        return EngineFailure("crash", f"{self.label} {what} (exit code {rc})" + (f"; stderr: {tail}" if tail else ""))
-
-    def send(self, command, timeout):
-        """The answer's text; EngineFailure on an error answer, a timeout or a dead process."""
-        if not self.started:
-            timeout = max(timeout, STARTUP_TIMEOUT_S)
-        try:
-            self.proc.stdin.write(command + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._crash(f"died before '{command}'") from None
-        deadline = time.monotonic() + timeout
-        answer = None
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise EngineFailure("timeout", f"{self.label} took more than {timeout:g} s on '{command}'")
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise self._crash(f"died during '{command}'")
-            if answer is None:
-                if line.startswith("=") or line.startswith("?"):
-                    answer = [line]
-                continue                    # noise before an answer is ignored
-            if line.strip() == "":
-                break
-            answer.append(line)
-        self.started = True
-        first = answer[0]
-        ok = first[0] == "="
-        first = first[1:].lstrip("0123456789")       # no ids are sent, but tolerate them
-        text = "\n".join([first.strip()] + answer[1:]).strip()
-        if not ok:
-            raise EngineFailure("error", f"{self.label} answered '{command}' with: ? {text}")
-        return text
-
-    def close(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
-                self.proc.wait(QUIT_WAIT_S)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
-        self.kill()
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            try:
-                self.proc.wait(QUIT_WAIT_S)
-            except subprocess.TimeoutExpired:
-                pass
-        try:
-            self.proc.stdin.close()      # stdout and stderr close in their reader threads at EOF
-        except (OSError, ValueError):
-            pass
-
+from gammago.gtp_process import (COMMAND_TIMEOUT_S, STARTUP_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S,
+                                 EngineFailure, GtpProcess, expand_command)
+from gammago.match_record import (GameResult, MatchConfig, format_table, read_record, summarize,
+                                  write_record)
+from gammago.scoring import score_text
+from gammago.stats import sprt_bounds
 
 # --- one game -----------------------------------------------------------------------------------
-@dataclasses.dataclass
-class GameResult:
-    index: int
-    black: int                 # engine number (1 or 2) playing Black
-    white: int
-    winner: str                # 'b', 'w' or '' (draw); 'x': abandoned (not counted)
-    reason: str                # score | resign | illegal | timeout | crash | error | refused | max-moves | abandoned
-    detail: str
-    result: str                # SGF RE
-    moves: int
-    seconds: float
-    max_move_s: dict           # engine number -> longest genmove in seconds
-    sgf: str = ""
-
-    @property
-    def winner_engine(self):
-        if self.winner == "b":
-            return self.black
-        if self.winner == "w":
-            return self.white
-        return 0
-
-
-@dataclasses.dataclass
-class MatchConfig:
-    engines: dict              # {1: command, 2: command}
-    names: dict                # {1: label, 2: label}
-    games: int = 10
-    size: int = 9
-    komi: float = 7.0
-    parallel: int = 1
-    alternate: bool = True
-    seed: int = 1
-    time_per_move: float = 0.0
-    time_settings_to: str = "both"
-    move_timeout: float = 0.0
-    max_moves: int = 0
-    sgf_dir: str = ""
-    sprt: tuple = None         # (elo0, elo1)
-    alpha: float = 0.05
-    beta: float = 0.05
-
-
 def _other(c):
     return "w" if c == "b" else "b"
 
@@ -405,7 +157,7 @@ def play_game(cfg, index, stop=None):
     if reason in ("score", "max-moves"):
         s = referee.score()
         winner = "b" if s > 0 else ("w" if s < 0 else "")
-        result = f"B+{s:g}" if s > 0 else (f"W+{-s:g}" if s < 0 else "0")
+        result = score_text(s)
         detail += f"; Tromp-Taylor {result}"
     res = GameResult(index=index, black=number["b"], white=number["w"], winner=winner,
                      reason=reason, detail=detail, result=result, moves=len(moves),
@@ -426,106 +178,6 @@ def play_game(cfg, index, stop=None):
             f.write(data)
         res.sgf = path
     return res
-
-
-# --- the table ------------------------------------------------------------------------------
-@dataclasses.dataclass
-class Tally:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def n(self):
-        return self.wins + self.draws + self.losses
-
-    def add(self, outcome):
-        if outcome > 0:
-            self.wins += 1
-        elif outcome < 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-
-
-def summarize(results, cfg):
-    """Counts from engine1's side: overall, per colour, reasons; score, Elo, LLR."""
-    counted = [r for r in results if r.winner != "x"]
-    total, as_black, as_white = Tally(), Tally(), Tally()
-    reasons = collections.Counter()
-    forfeits = {1: collections.Counter(), 2: collections.Counter()}
-    for r in counted:
-        w = r.winner_engine
-        outcome = 1 if w == 1 else (-1 if w == 2 else 0)
-        total.add(outcome)
-        (as_black if r.black == 1 else as_white).add(outcome)
-        reasons[r.reason] += 1
-        if r.reason in ("illegal", "timeout", "crash", "error", "refused"):
-            loser = r.white if r.winner == "b" else r.black
-            forfeits[loser][r.reason] += 1
-    x = total.wins + 0.5 * total.draws
-    s = {"games": total.n, "engine1": dataclasses.asdict(total),
-         "engine1_as_black": dataclasses.asdict(as_black),
-         "engine1_as_white": dataclasses.asdict(as_white),
-         "black_wins": sum(1 for r in counted if r.winner == "b"),
-         "white_wins": sum(1 for r in counted if r.winner == "w"),
-         "reasons": dict(reasons), "forfeits": {k: dict(v) for k, v in forfeits.items()},
-         "abandoned": len(results) - len(counted)}
-    if total.n:
-        lo, hi = wilson_interval(x, total.n)
-        elo, elo_lo, elo_hi = elo_interval(total.wins, total.draws, total.losses)
-        s.update(score=x / total.n, score_ci=[lo, hi], elo=elo, elo_ci=[elo_lo, elo_hi])
-    if cfg.sprt:
-        s["llr"] = sprt_llr(total.wins, total.draws, total.losses, *cfg.sprt)
-        s["llr_bounds"] = list(sprt_bounds(cfg.alpha, cfg.beta))
-    return s
-
-
-def _elo_text(e):
-    return "+inf" if e == math.inf else ("-inf" if e == -math.inf else f"{e:+.0f}")
-
-
-def format_table(s, cfg):
-    n1, n2 = cfg.names[1], cfg.names[2]
-    w = max(len(n1), len(n2), 8)
-    t = s["engine1"]
-    b, wh = s["engine1_as_black"], s["engine1_as_white"]
-    f = s["forfeits"]
-
-    def wld(a, b_, c):
-        return f"{a}-{b_}-{c}"
-
-    def forfeit_text(k):
-        return ", ".join(f"{v} {r}" for r, v in sorted(f[k].items())) or "-"
-
-    lines = [f"{cfg.games if not cfg.sprt else 'up to ' + str(cfg.games)} games planned, "
-             f"{s['games']} played on {cfg.size}x{cfg.size}, komi {cfg.komi:g}"
-             + (f", {cfg.time_per_move:g} s a move" if cfg.time_per_move else "")
-             + (f" ({s['abandoned']} abandoned)" if s["abandoned"] else ""),
-             "",
-             f"{'engine':<{w}}  {'wins':>5} {'losses':>6} {'draws':>5}  {'as Black W-L-D':>14}  "
-             f"{'as White W-L-D':>14}  forfeits lost",
-             f"{n1:<{w}}  {t['wins']:>5} {t['losses']:>6} {t['draws']:>5}  "
-             f"{wld(b['wins'], b['losses'], b['draws']):>14}  "
-             f"{wld(wh['wins'], wh['losses'], wh['draws']):>14}  {forfeit_text(1)}",
-             f"{n2:<{w}}  {t['losses']:>5} {t['wins']:>6} {t['draws']:>5}  "
-             f"{wld(wh['losses'], wh['wins'], wh['draws']):>14}  "
-             f"{wld(b['losses'], b['wins'], b['draws']):>14}  {forfeit_text(2)}",
-             "",
-             f"Black won {s['black_wins']}, White won {s['white_wins']}; endings: "
-             + ", ".join(f"{v} {k}" for k, v in sorted(s["reasons"].items()))]
-    if s["games"]:
-        lo, hi = s["score_ci"]
-        lines.append(f"{n1} score {100 * s['score']:.1f}% (95% CI {100 * lo:.1f}% .. {100 * hi:.1f}%), "
-                     f"Elo {_elo_text(s['elo'])} (95% CI {_elo_text(s['elo_ci'][0])} .. "
-                     f"{_elo_text(s['elo_ci'][1])}) against {n2}")
-    if cfg.sprt:
-        lo, hi = s["llr_bounds"]
-        verdict = ("H1 accepted" if s["llr"] >= hi else "H0 accepted" if s["llr"] <= lo
-                   else "no decision yet")
-        lines.append(f"SPRT elo0={cfg.sprt[0]:g} elo1={cfg.sprt[1]:g} alpha={cfg.alpha:g} "
-                     f"beta={cfg.beta:g}: LLR {s['llr']:.3f} in [{lo:.3f}, {hi:.3f}]: {verdict}")
-    return "\n".join(lines)
 
 
 # --- the match ------------------------------------------------------------------------------
@@ -650,49 +302,6 @@ def run_match(cfg, progress=True, on_result=None, done=(), games=None):
     if decided:
         summary["sprt_decided_after"] = decided
     return results, summary
-
-
-# --- the record: written after every game, read back by --resume --------------------------------
-# what defines a match: a record may be continued only under the same values (--games,
-# --parallel, --sgf-dir and the labels may change)
-RESUME_FIELDS = ("engines", "size", "komi", "alternate", "seed", "time_per_move",
-                 "time_settings_to", "move_timeout", "max_moves", "sprt", "alpha", "beta")
-
-
-def _jsonable(x):
-    return json.loads(json.dumps(x, default=str))
-
-
-def write_record(path, cfg, results, summary, finished):
-    """The match as JSON (config, summary, every game), replaced atomically: a match killed at any
-    moment leaves the record of its last finished game."""
-    data = {"config": dataclasses.asdict(cfg), "finished": finished, "summary": summary,
-            "games": [dataclasses.asdict(r) for r in sorted(results, key=lambda r: r.index)
-                      if r.winner != "x"]}
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, default=str)
-    os.replace(tmp, path)
-
-
-def read_record(path, cfg):
-    """(games, names, wall seconds so far) of a record that write_record made of the same match;
-    ValueError names the file and what does not fit."""
-    try:
-        with open(path) as f:
-            data = json.load(f)
-        old = data["config"]
-        games = [GameResult(**{**g, "max_move_s": {int(k): v for k, v in g["max_move_s"].items()}})
-                 for g in data["games"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"{path}: not a match record: {type(e).__name__}: {e}") from None
-    now = _jsonable(dataclasses.asdict(cfg))
-    for k in RESUME_FIELDS:
-        if old.get(k) != now[k]:
-            raise ValueError(f"{path}: recorded with {k} = {old.get(k)!r}, now {now[k]!r}: "
-                             "a match resumes only with the same settings")
-    names = {int(k): v for k, v in old.get("names", {}).items()}
-    return games, names, float(data.get("summary", {}).get("wall_s", 0.0))
 
 
 # --- the command -----------------------------------------------------------------------------

@@ -183,8 +183,7 @@ class Engine:
         # the rollouts-only tree is kept ready for the size even when the net-root search plays:
         # final_status_list and final_score run on it (_status_owner)
         for s in self._searches():
-            if hasattr(s, "configure"):
-                s.configure(**self.config.tree_params(self.board.size))
+            s.configure(**self.config.tree_params(self.board.size))
         self._set_prior(int(size))
         self._forget()
 
@@ -342,7 +341,7 @@ class Engine:
         -1 White, [row][col] with row 0 = line 1; None before any search."""
         try:
             return self.search.ownership()
-        except (ValueError, AttributeError):
+        except ValueError:
             return self.last_owner
 
     def criticality(self, color, seconds):

@@ -28,8 +28,8 @@ class RootSearch:
     0 by default (ROOT_LAMBDA): the shipped net's value is too weak to mix in, and serves only
     as Q(a) for a child without rollouts.
 
-    It answers the same calls as tree.Search (set_root, prepare, work, stop, run, children, pv,
-    ownership, playouts, root_visits, nodes, capacity, full), so gammago.engine drives it unchanged.
+    It meets gammago.search.SearchProtocol, as tree.Search does, so gammago.engine drives
+    either the same way.
 
     reply_priors (--net-reply-priors): the policy of the net's evaluation of each root move (the
     one that gives its value, so no extra evaluation) orders and rates the replies to it, the
@@ -64,12 +64,15 @@ class RootSearch:
         self._old = None          # (old root child's tree, moves below it) for _expand to graft
         self._done = 0
 
-    # configuration calls of tree.Search (child ordering, rollout policy): remembered and
-    # passed on to every child tree, present and future
+    # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
+    # remembered and passed on to every child tree, present and future
     def _configure(self, name, args, kw):
         self._calls = [c for c in self._calls if c[0] != name] + [(name, args, kw)]
         for k in self.kids:
             getattr(k["search"], name)(*args, **kw)
+
+    def configure(self, **params):
+        self._configure("configure", (), params)
 
     def use_gammas(self, *args, **kw):
         self._configure("use_gammas", args, kw)
@@ -277,6 +280,8 @@ class RootSearch:
 
     def ownership(self):
         """Mean final ownership over this search's playouts (every child tree's)."""
+        if self.board is None:
+            raise ValueError("no position searched yet")
         n = self.board.size
         acc, tot = np.zeros((n, n)), 0
         for k in self.kids:

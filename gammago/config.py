@@ -1,7 +1,7 @@
 """The engine's settings: EngineConfig (one field and one command-line flag per setting) and
 the defaults that depend on the board size, each constant with the measurement behind it.
 
-The tree's own parameters (pw_*, ucb_c, bonus_*, fpu, rating, rave*, lgrf) default to
+The tree's own parameters (pw_*, ucb_c, bonus_*, fpu, rating, lgrf) default to
 pyx/tree.pyx's DEFAULTS, the one place they are set; the per-size defaults below resolve the
 fields left at 0 / None for a board size (EngineConfig.tree_params).
 """
@@ -14,19 +14,19 @@ from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT, ROOT_LAMBDA
 TREE = _tree.DEFAULTS        # the tree's parameters as pyx/tree.pyx sets them
 
 # The trees' memory (--max-memory): every tree of the engine (the rollouts tree, net-root's
-# child trees) takes its nodes (32 bytes each) in chunks of 512 KiB from one budget, as it
+# child trees) takes its nodes (24 bytes each) in chunks of 384 KiB from one budget, as it
 # grows. 1 M nodes filled halfway through a 5 s move on 2 threads on 9x9 (~240k playouts, ~9
-# nodes each, plus the subtree kept from the last move: 2-3.3 M); 2 GB (64 M nodes) leaves room
+# nodes each, plus the subtree kept from the last move: 2-3.3 M); 2 GB (86 M nodes) leaves room
 # for long analysis. BENCHMARKS "The tree's node pool", "Memory".
 MAX_MEMORY_MB = 2048         # the default bound: this, or a quarter of the machine's memory
 MAX_MEMORY_SHARE = 0.25      # ... when that is less
-MIN_MEMORY_MB = 16           # the smallest bound (each of net-root's 21 trees holds 512 KiB)
-NODE_BYTES = 32
+MIN_MEMORY_MB = 16           # the smallest bound (each of net-root's 21 trees holds a chunk)
+NODE_BYTES = _tree.NODE_BYTES
 MAX_NODES_LIMIT = 1_000_000_000   # node indices are int32
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
-# RAVE/AMAF (--rave) and Last-Good-Reply-with-Forgetting (--lgrf) are off (tree.DEFAULTS):
-# both measured no better in 9x9 self-play (BENCHMARKS "Search", docs/experiments/rave-lgrf.md)
+# Last-Good-Reply-with-Forgetting (--lgrf) is off (tree.DEFAULTS): 47.8% in 9x9 self-play
+# (BENCHMARKS "Search"); RAVE, which lost too, is gone (docs/experiments/rave-lgrf.md)
 CRIT = 2.0                   # criticality weight in the widening order below CRIT_MAX_SIZE
                              # (--crit; 9x9 self-play at 2,000 playouts: 2 vs 0 +96 Elo, 4 vs 2
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
@@ -133,8 +133,6 @@ class EngineConfig:
     bonus_weight: float = TREE["bonus_weight"]
     bonus_equiv: float = TREE["bonus_equiv"]
     fpu: float = TREE["fpu"]
-    rave: bool = bool(TREE["rave"])  # blend AMAF values (all moves as first) into selection
-    rave_equiv: float = TREE["rave_equiv"]
     lgrf: bool = bool(TREE["lgrf"])  # rollouts try the last good reply (LGRF-2) before the policy
     crit: float | None = None      # widening opens the child with the best rating + crit *
                                    # criticality (None: by board size, crit_for)
@@ -163,7 +161,7 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "rave", "rave_equiv", "lgrf", "crit")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -178,14 +176,15 @@ class EngineConfig:
                             "(always thought in full: time saved would be lost)")
         g.add_argument("--max-memory", type=int, default=d.max_memory, metavar="MB",
                        help="memory for the search trees, all of them together (net-root's child "
-                            "trees included): taken in chunks of 512 KiB as they grow, given back "
+                            "trees included): taken in chunks of "
+                            f"{_tree.NODES_PER_CHUNK * NODE_BYTES >> 10} KiB as they grow, given back "
                             "as they shrink; once it is used up the trees stop growing (said once "
                             f"on stderr) and the search goes on in them (default: {MAX_MEMORY_MB} "
                             "MB or a quarter of the machine's memory, whichever is less; here "
                             f"{d.max_memory}; at least {MIN_MEMORY_MB}). The rest of the process "
                             "(the net, the boards, Python) comes on top")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
-                       help="expert: the bound of --max-memory in nodes (32 bytes each) instead "
+                       help=f"expert: the bound of --max-memory in nodes ({NODE_BYTES} bytes each) instead "
                             "of MB (0: from --max-memory)")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")
@@ -260,10 +259,6 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
-        t.add_argument("--rave", choices=("on", "off"), default="on" if d.rave else "off",
-                       help="RAVE: AMAF statistics blended with the UCT value")
-        t.add_argument("--rave-equiv", type=float, default=d.rave_equiv,
-                       help="RAVE schedule beta = na / (na + n + n * na / EQUIV)")
         t.add_argument("--lgrf", choices=("on", "off"), default="on" if d.lgrf else "off",
                        help="rollouts play the last good reply to the previous move(s) "
                             "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
@@ -314,7 +309,7 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for k in ("rave", "lgrf", "rollout_tail_shapes", "prior_full"):
+        for k in ("lgrf", "rollout_tail_shapes", "prior_full"):
             if isinstance(kw.get(k), str):
                 kw[k] = kw[k] == "on"
         cfg = cls(**kw)
@@ -342,7 +337,6 @@ class EngineConfig:
             (self.expand_visits >= 0, f"--expand-visits must be >= 0, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
-            (self.rave_equiv > 0, f"--rave-equiv must be > 0, not {self.rave_equiv}"),
             (self.crit is None or 0 <= self.crit < float("inf"),
              f"--crit must be a finite number >= 0, not {self.crit}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),

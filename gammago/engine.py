@@ -28,6 +28,7 @@ from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_STONE, EngineConfig, dynkomi_moves_for,
                             rollout_gammas, rollout_light_after_for)
 from gammago.root_search import RootSearch
+from gammago.seeds import derive
 
 log = logging.getLogger("gammago")
 
@@ -443,7 +444,7 @@ class Engine:
         self._root(c)
         fixed = cfg.playouts if budget is not None else 0
         seconds = budget if (budget is not None and not fixed) else 0
-        seed = cfg.seed * 1_000_003 + len(self.board.moves)
+        seed = derive(cfg.seed, len(self.board.moves))
         self.search.prepare(cfg.threads, fixed, seconds, no_pass, seed)
         workers = [threading.Thread(target=self.search.work, args=(i,), daemon=True)
                    for i in range(cfg.threads)]

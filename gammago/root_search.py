@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 
+from gammago.seeds import ROOT_CHILD_STRIDE, derive
+
 ROOT_CHILDREN = 20      # root moves searched: the net's top moves
 ROOT_BATCH = 16         # playouts per visit of a root child before the root selects again
 ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
@@ -153,7 +155,7 @@ class RootSearch:
             self._expand(no_pass)
         # every child tree gets one worker per thread for the whole search (work_batch)
         for j, k in enumerate(self.kids):
-            k["search"].prepare(self.threads, 0, 0, False, self.seed * 7919 + j)
+            k["search"].prepare(self.threads, 0, 0, False, derive(self.seed, j, ROOT_CHILD_STRIDE))
             k["pending"] = 0
         self._done = 0
         self._lock = threading.Lock()

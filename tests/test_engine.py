@@ -9,7 +9,7 @@ import pytest
 from gammago import net as _net
 from gammago.board import Board
 from gammago.clock import Clock
-from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, EngineConfig
+from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES, EngineConfig
 from gammago.engine import Engine
 from gammago.gtp_process import GtpProcess
 
@@ -76,8 +76,8 @@ def test_memory_bound_default_and_limits():
     phys_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
     d = EngineConfig()
     assert MIN_MEMORY_MB <= d.max_memory <= min(MAX_MEMORY_MB, max(MIN_MEMORY_MB, phys_mb // 4))
-    assert d.max_nodes == 0 and d.node_budget() * 32 <= (d.max_memory << 20)
-    assert EngineConfig(max_memory=64).node_budget() * 32 <= 64 << 20
+    assert d.max_nodes == 0 and d.node_budget() * NODE_BYTES <= (d.max_memory << 20)
+    assert EngineConfig(max_memory=64).node_budget() * NODE_BYTES <= 64 << 20
     assert EngineConfig(max_memory=64, max_nodes=5000).node_budget() == 5000
     with pytest.raises(ValueError, match="--max-nodes"):
         EngineConfig(max_nodes=MAX_NODES_LIMIT + 1).validate()

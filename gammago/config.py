@@ -177,15 +177,15 @@ class EngineConfig:
         g.add_argument("--max-memory", type=int, default=d.max_memory, metavar="MB",
                        help="memory for the search trees, all of them together (net-root's child "
                             "trees included): taken in chunks of "
-                            f"{_tree.NODES_PER_CHUNK * NODE_BYTES >> 10} KiB as they grow, given back "
-                            "as they shrink; once it is used up the trees stop growing (said once "
+                            f"{_tree.NODES_PER_CHUNK * NODE_BYTES >> 10} KiB as they grow, given "
+                            "back as they shrink; once it is used up the trees stop growing (said once "
                             f"on stderr) and the search goes on in them (default: {MAX_MEMORY_MB} "
                             "MB or a quarter of the machine's memory, whichever is less; here "
                             f"{d.max_memory}; at least {MIN_MEMORY_MB}). The rest of the process "
                             "(the net, the boards, Python) comes on top")
         g.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
-                       help=f"expert: the bound of --max-memory in nodes ({NODE_BYTES} bytes each) instead "
-                            "of MB (0: from --max-memory)")
+                       help=f"expert: the bound of --max-memory in nodes ({NODE_BYTES} bytes "
+                            "each) instead of MB (0: from --max-memory)")
         g.add_argument("--margin", type=float, default=d.margin,
                        help="seconds kept in reserve on the clock")
         g.add_argument("--resign", type=float, default=d.resign,

@@ -270,10 +270,15 @@ def test_analyze_emits_infos_until_stopped():
     stop = threading.Event()
     th = threading.Thread(target=e.analyze, args=("b", 0.05, stop, got.append))
     th.start()
-    time.sleep(0.3)
+    end = time.monotonic() + 60             # a guard against a hang, not a speed bound
+    while len(got) < 3 and time.monotonic() < end:
+        time.sleep(0.01)
     stop.set()
-    th.join(5)
-    assert not th.is_alive() and len(got) >= 2
+    th.join(60)
+    assert not th.is_alive() and len(got) >= 3
+    # every report is of the same growing search: the root's visits never fall
+    totals = [sum(d["visits"] for d in infos) for infos in got]
+    assert totals == sorted(totals) and totals[-1] > 0
     infos = got[-1]
     assert [d["order"] for d in infos] == list(range(len(infos)))
     visits = [d["visits"] for d in infos]

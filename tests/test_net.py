@@ -277,11 +277,21 @@ def test_truncated_and_mismatched_models_are_refused(tmp_path):
 
 
 def test_engine_runs_without_a_model_file(tmp_path):
+    """Where no net is needed, none is loaded: --mode rollouts never opens --model (even on
+    19x19), nor does --mode auto below 13x13; --mode auto refuses the same file once a board
+    needs the net."""
     from gammago.engine import Engine, EngineConfig
-    e = Engine(EngineConfig(mode="rollouts", model=str(tmp_path / "absent.onnx"), playouts=100))
-    e.new_game(9, 7.5)
-    assert e.net is None
-    assert e.genmove("b") in Board(9).legal_moves()
+    for name, data in (("absent.onnx", None), ("corrupt.onnx", b"\x08\x07garbage")):
+        path = tmp_path / name
+        if data is not None:
+            path.write_bytes(data)
+        e = Engine(EngineConfig(mode="rollouts", model=str(path), playouts=100))
+        for size in (19, 9):
+            e.new_game(size, 7.5)
+            assert e.net is None and e.mode == "rollouts"
+        assert e.genmove("b") in Board(9).legal_moves()
+        with pytest.raises(ValueError, match=name):
+            Engine(EngineConfig(mode="auto", model=str(path)))     # it starts on 19x19
 
 
 def test_engine_refuses_a_corrupt_model(tmp_path):

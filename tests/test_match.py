@@ -12,7 +12,8 @@ from sgfmill import sgf as sgfmill_sgf
 
 from gammago.board import Board, format_vertex
 from gammago.gtp_process import expand_command
-from gammago.match import play_game, run_match
+from gammago.match import run_match
+from gammago.referee import play_game
 from gammago.match_record import MatchConfig
 from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
                            wilson_interval)

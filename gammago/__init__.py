@@ -1,5 +1,4 @@
 """gammago: a Monte-Carlo Go engine with MM-trained pattern gammas, UCT and an ONNX net."""
-import os
 import site
 import sys
 from pathlib import Path

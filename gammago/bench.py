@@ -58,7 +58,7 @@ def gamma_figures(runs, quick, seed, gammas=None):
     those rollouts are timed in the same rounds too: rollout_playouts_per_s_SIZE and their ratio
     to the gamma playouts."""
     from gammago import rollout
-    from gammago.engine import rollout_gammas, rollout_light_after_for
+    from gammago.config import rollout_gammas, rollout_light_after_for
     from gammago.gammas import rollout_base
     try:
         tables = {size: rollout_gammas(rollout_base(size), size)
@@ -92,6 +92,25 @@ def gamma_figures(runs, quick, seed, gammas=None):
     return out
 
 
+def net_evals_per_s(path=None, size=19, batch=1, seconds=2.0, threads=0, seed=1):
+    """Positions the net evaluates per second at a batch size, single symmetry, on the provider
+    gammago.net chooses (random planes). Returns (evals_per_s, provider)."""
+    import time
+    import numpy as np
+    from gammago import net, planes
+    model = net.load(path, threads=threads, seed=seed)
+    rng = np.random.default_rng(seed)
+    x = (rng.random((batch, planes.PLANES, size, size)) < 0.3).astype(np.float32)
+    model.run(x)  # warm-up
+    n, t0 = 0, time.perf_counter()
+    while True:
+        model.run(x)
+        n += batch
+        t = time.perf_counter() - t0
+        if t >= seconds:
+            return n / t, model.provider
+
+
 def net_figures(runs, quick, seed):
     """Net evaluations per second on 19x19 at batch 1 and 32 (shipped model, one symmetry,
     onnxruntime's default threads); {} when no model is shipped."""
@@ -101,7 +120,7 @@ def net_figures(runs, quick, seed):
         return {}
     out = {}
     for batch in (1, 32):
-        rates = [net.bench_evals(batch=batch, seconds=0.2 if quick else 1.0, seed=seed + i)
+        rates = [net_evals_per_s(batch=batch, seconds=0.2 if quick else 1.0, seed=seed + i)
                  for i in range(runs)]
         out[f"net_evals_per_s_b{batch}_19"] = round(statistics.median(r for r, _ in rates), 1)
         out["net_provider"] = rates[0][1]
@@ -116,7 +135,7 @@ SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 def search_figures(runs, quick, seed):
     from gammago import gammas
     from gammago.board import Board
-    from gammago.engine import rollout_gammas
+    from gammago.config import rollout_gammas
     from gammago.tree import Search
     out = {}
     for size, n in SEARCH_PLAYOUTS.items():
@@ -158,7 +177,8 @@ def net_root_figures(runs, quick, seed):
     import os
     import time
     from gammago import net
-    from gammago.engine import Engine, EngineConfig
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
     if not os.path.exists(net.DEFAULT_MODEL):
         return {}
     n = NET_ROOT_PLAYOUTS // 10 if quick else NET_ROOT_PLAYOUTS

@@ -1,6 +1,8 @@
 """The `gammago` command: one sub-command per tool, each in its own module.
 
-Every module listed in COMMANDS provides `add_arguments(parser)` and `main(args) -> int`.
+Every module listed in COMMANDS provides `add_arguments(parser)` and `main(args) -> int`. Only
+the module of the sub-command that runs is imported (its options are built then), so
+`gammago gtp` starts without what the other commands need (scipy, onnxruntime, dask).
 """
 import argparse
 import importlib
@@ -17,7 +19,17 @@ COMMANDS = [
 ]
 
 
-def build_parser():
+def _command_in(argv):
+    """The sub-command named in argv (the first word that is not an option), or None."""
+    names = {name for name, _, _ in COMMANDS}
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+    return None
+
+
+def build_parser(command=None):
+    """The parser; the options of `command` (None: of every command) come from its module."""
     parser = argparse.ArgumentParser(prog="gammago", description=__doc__.splitlines()[0])
     from gammago import __version__
     parser.add_argument("--version", action="version", version=f"gammago {__version__}")
@@ -25,14 +37,18 @@ def build_parser():
     sub.required = True
     for name, module, help_text in COMMANDS:
         p = sub.add_parser(name, help=help_text, description=help_text)
-        mod = importlib.import_module(module)
-        mod.add_arguments(p)
-        p.set_defaults(_module=mod)
+        if command is None or name == command:
+            mod = importlib.import_module(module)
+            mod.add_arguments(p)
+            p.set_defaults(_module=mod)
     return parser
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_in(argv)
+    # no known command (--help, --version, a typo): every command's parser is cheap to skip
+    args = build_parser(command if command is not None else "").parse_args(argv)
     try:
         return args._module.main(args) or 0
     except KeyboardInterrupt:

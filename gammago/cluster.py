@@ -188,7 +188,7 @@ def _play_game_task(cfg, index, stop_name):
     on the worker's disk."""
     import dataclasses
 
-    from gammago.match import play_game
+    from gammago.referee import play_game
     tmp = tempfile.mkdtemp(prefix="gammago-game-") if cfg.sgf_dir else ""
     try:
         res = play_game(dataclasses.replace(cfg, sgf_dir=tmp), index, _RemoteStop(stop_name))
@@ -239,7 +239,7 @@ class ClusterGames:
     def result(self, fut):
         from distributed import KilledWorker
 
-        from gammago.match import abandoned_result
+        from gammago.referee import abandoned_result
         index = self.index.pop(fut)
         try:
             res, data = _result(self.client, fut, f"game {index + 1}", killed=True)

@@ -13,8 +13,9 @@ Zero stops its analysis as soon as input is pending; KataGo on any command or ra
 empty or comment line is then consumed, a command is answered next. A streaming answer writes
 its `=` only with its first line, so an engine error before that answers `? message`.
 
-Every command that fails answers `?` and leaves the game as it was. The engine (gammago/engine.py,
-interface in ENGINE_API.md) owns the game; this module only parses, checks and formats.
+Every command that fails answers `?` and leaves the game as it was. The engine
+(gammago.engine.Engine: its public methods are what this module calls) owns the game; this module
+only parses, checks and formats.
 stdout belongs to the protocol: anything else (logs, warnings, stray prints) goes to stderr.
 """
 import logging
@@ -24,7 +25,8 @@ import sys
 import threading
 import time
 
-from gammago.board import Board, parse_color, parse_vertex, format_vertex
+from gammago import handicap
+from gammago.board import Board, format_vertex, parse_color, parse_vertex
 
 log = logging.getLogger("gammago")
 
@@ -41,27 +43,6 @@ STATUSES = ("alive", "dead", "seki")
 
 class GtpError(Exception):
     """A failed command: the message becomes the `? message` reply."""
-
-
-# --- handicap placement (GTP v2 spec, section 4.1.1) -----------------------------------------
-def fixed_handicap_vertices(size, n):
-    """The GTP spec's fixed handicap points: boards 7x7 and up, at most 4 stones on 7x7 and even
-    sizes, 9 on odd sizes from 9x9; the 3rd line below 13x13, the 4th from 13x13."""
-    if size < 7:
-        raise GtpError(f"invalid handicap: no fixed handicap on {size}x{size} (7x7 and up)")
-    most = 9 if size % 2 and size >= 9 else 4
-    if n < 2 or n > most:
-        raise GtpError(f"invalid number of stones: {n} (2 to {most} on {size}x{size})")
-    e = 3 if size >= 13 else 2
-    lo, mid, hi = e, size // 2, size - 1 - e
-    corners = [(lo, lo), (hi, hi), (hi, lo), (lo, hi)]      # D4 Q16 D16 Q4 (row, col)
-    sides = [(mid, lo), (mid, hi)]                           # D10 Q10
-    tops = [(lo, mid), (hi, mid)]                            # K4 K16
-    centre = [(mid, mid)]
-    layout = {2: corners[:2], 3: corners[:3], 4: corners, 5: corners + centre,
-              6: corners + sides, 7: corners + sides + centre, 8: corners + sides + tops,
-              9: corners + sides + tops + centre}[n]
-    return [format_vertex(rc) for rc in layout]
 
 
 def _error_text(e):
@@ -372,7 +353,10 @@ class Gtp:
         n = _int(args[0], "number of stones")
         if not self._board_empty():
             raise GtpError("board not empty")
-        vertices = fixed_handicap_vertices(self.engine.board.size, n)
+        try:
+            vertices = handicap.fixed_points(self.engine.board.size, n)
+        except ValueError as e:
+            raise GtpError(str(e)) from None
         self._set_handicap(vertices)
         return " ".join(vertices)
 
@@ -811,7 +795,7 @@ class Gtp:
 
 # --- the command -----------------------------------------------------------------------------
 def add_arguments(parser):
-    from gammago.engine import EngineConfig
+    from gammago.config import EngineConfig
     EngineConfig.add_arguments(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="log only warnings and errors to stderr (default: one line a move)")
@@ -823,7 +807,8 @@ def add_arguments(parser):
 
 
 def main(args):
-    from gammago.engine import Engine, EngineConfig
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
     level = logging.WARNING if args.quiet else (logging.DEBUG if getattr(args, "verbose", False)
                                                 else logging.INFO)
     logging.basicConfig(stream=sys.stderr, level=level, format="%(name)s: %(message)s")

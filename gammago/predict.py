@@ -6,7 +6,8 @@ the first / among the first five (ties shared out evenly, as a random tie-break 
 the mean log-evidence is the mean natural log of the probability the model gave it.
 
 The metric functions below take per-position arrays (greater, equal, log_evidence,
-move_number), so any model that can rank moves (gammas here, a net elsewhere) reuses them.
+move_number), so any model that can rank moves reuses them: the gammas (in worker processes)
+and the net (gammago.net, loaded only for --model).
 """
 import json
 import multiprocessing
@@ -176,6 +177,81 @@ def evaluate(sources, table=None, path=None, workers=WORKERS, desc="predict", re
 
 
 # ---------------------------------------------------------------------------------------------
+# Evaluating a net on games (`gammago predict --model FILE`; onnxruntime only then)
+# ---------------------------------------------------------------------------------------------
+def evaluate_net_game(net, game, batch=64):
+    """Per-position arrays for the metrics above on one sgf.Game, from a gammago.net.Net: for
+    each position, the legal moves (superko respected) and pass are ranked by the net's
+    probability; `greater` and
+    `equal` count the moves above / tied with the one played, `log_evidence` is the log of its
+    probability after illegal points are removed."""
+    from gammago.net import vertex_index
+    board = game.board()
+    n = board.size
+    boards, legal, played = [], [], []
+    for i, (colour, vertex) in enumerate(game.moves):
+        board.to_move = colour
+        snap = board.copy()
+        boards.append(snap)
+        mask = np.zeros(n * n + 1, bool)
+        for v in snap.legal_moves():
+            mask[vertex_index(snap, v)] = True
+        mask[n * n] = True
+        legal.append(mask)
+        played.append(vertex_index(board, vertex))
+        board.play(vertex, colour)
+    greater, equal, logev = [], [], []
+    for s in range(0, len(boards), batch):
+        probs, _ = net.evaluate(boards[s:s + batch])
+        for j, pr in enumerate(probs):
+            k = s + j
+            mask = legal[k]
+            pr = np.where(mask, pr, 0.0)
+            total = pr.sum()
+            pr = pr / total if total > 0 else mask / mask.sum()
+            cand = mask.copy()
+            cand[played[k]] = True
+            mine = pr[played[k]]
+            greater.append(int((pr[cand] > mine).sum()))
+            equal.append(int((pr[cand] == mine).sum()) - 1)
+            logev.append(float(np.log(max(mine, 1e-12))))
+    return {"greater": np.array(greater, np.float64), "equal": np.array(equal, np.float64),
+            "log_evidence": np.array(logev), "move_number": np.arange(1, len(greater) + 1, dtype=np.int32)}
+
+
+def predict_net(args):
+    """`gammago predict --model FILE`: the net's policy scored like gammas (same summary and
+    JSON)."""
+    from gammago.net import Net, NetError
+    t0 = time.perf_counter()
+    try:
+        net = Net(args.model, symmetry=getattr(args, "symmetry", "random"), seed=getattr(args, "seed", 1))
+    except NetError as e:
+        print(f"gammago predict: {e}", file=sys.stderr)
+        return 2
+    results, errors = [], []
+    items = sgf.iter_games(args.paths, max_games=args.max_games, errors="yield")
+    bar = tqdm(items, total=args.max_games, desc="predict (net)", unit="game", file=sys.stderr)
+    for item in bar:
+        if isinstance(item, sgf.GameError):
+            errors.append(str(item))
+            bar.write(f"skipped {item}", file=sys.stderr)
+            continue
+        try:
+            results.append(evaluate_net_game(net, item))
+        except ValueError as e:
+            errors.append(f"{item.name}: {e}")
+            bar.write(f"skipped {item.name}: {e}", file=sys.stderr)
+    bar.close()
+    summary = summarize(results, len(results))
+    summary["skipped"] = len(errors)
+    summary["model"] = str(args.model)
+    summary["symmetry"] = net.symmetry
+    report(summary, summary["model"], t0, args.json)
+    return 0 if results else 1
+
+
+# ---------------------------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------------------------
 def add_arguments(p):
@@ -186,13 +262,12 @@ def add_arguments(p):
     p.add_argument("--max-games", type=int, metavar="N", help="read at most N records")
     p.add_argument("--workers", type=int, default=WORKERS, help="processes (default 2)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--model", metavar="FILE", help="score an ONNX policy net (gammago.net) instead of gammas")
+    p.add_argument("--model", metavar="FILE", help="score an ONNX policy net instead of gammas")
 
 
 def main(args):
     if args.model:
-        from gammago import net
-        return net.predict_command(args)
+        return predict_net(args)
     t0 = time.perf_counter()
     if args.gammas:
         try:

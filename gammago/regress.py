@@ -38,7 +38,7 @@ import sys
 import time
 
 from gammago import cluster
-from gammago.match import UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, expand_command
+from gammago.gtp_process import UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, expand_command
 
 # --- constants ----------------------------------------------------------------------------------
 DEFAULT_ENGINE = "gammago"

@@ -20,7 +20,7 @@ cdef enum:
     NODE_EXPANDED = 2
     NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
-    SEQ_MAX = 3 * MAX_PTS    # rollout moves recorded for RAVE (the default cap is 3 * size^2)
+    SEQ_MAX = 3 * MAX_PTS    # rollout moves recorded for LGRF (the default cap is 3 * size^2)
     LSEQ_MAX = 2 + MAX_DEPTH + SEQ_MAX   # LGRF: the root's last two moves, tree moves, rollout
     RATING_MAX = 0       # prior / best sibling's prior (the best-rated child has 1)
     RATING_SHARE = 1     # prior / sum of the siblings' priors (a probability)
@@ -36,8 +36,6 @@ ctypedef struct node_t:
     int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
     uint8_t state        # NODE_*
     uint8_t widening     # criticality widening: 1 while a thread picks the next child to open
-    int32_t amaf_visits  # RAVE/AMAF: playouts below the parent in which the parent's mover
-    int32_t amaf_wins2   # played this point first (before the opponent), and 2 x their wins
 
 # Prior ratings of candidate moves: out[i] >= 0 for moves[i] (PASS included), played by c on b.
 ctypedef struct prior_t:
@@ -60,10 +58,7 @@ ctypedef struct params_t:
     double bonus_weight      # rating bonus bonus_weight * sqrt(bonus_equiv / (N + bonus_equiv)) * rating
     double bonus_equiv
     double fpu               # value of a child never visited (before its rating bonus)
-    int maxmoves             # rollout move cap (0: playout_default_maxmoves)
     int rating_mode          # how a child's prior becomes its rating in [0, 1]: RATING_*
-    int rave                 # gather AMAF statistics and blend them into selection (RAVE)
-    double rave_equiv        # RAVE schedule beta = na / (na + n + n * na / rave_equiv)
     int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
     double crit              # progressive widening opens the unopened child with the highest
                              # rating + crit * criticality of its point (0: rating order)
@@ -78,9 +73,6 @@ ctypedef struct worker_t:
     int32_t path[MAX_DEPTH + 1]
     uint8_t mover[MAX_DEPTH + 1]
     int32_t own[MAX_PTS]     # sum over this worker's playouts: +1 Black owns, -1 White owns
-    int16_t seq[SEQ_MAX]     # RAVE: the moves of the last playout below the tree (its rollout)
-    uint8_t seqcol[SEQ_MAX]  # ... and the colour that played each
-    uint8_t first[MAX_PTS]   # RAVE: colour of the first play at each point (backward pass)
     lgrf_t lg                # LGRF: the wrapper's context (inner = pol)
     policy_t lpol            # ... and the wrapper itself
     int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout
@@ -126,7 +118,6 @@ ctypedef struct tree_t:
     params_t prm
     prior_t prior
     double pw[MAX_PTS + 2]   # pw[k]: parent visits from which child k is open
-    int ladders              # adjust priors by reading ladders
     int root_no_pass         # the root may not choose PASS (cleanup mode)
     int stop                 # set to end the search (read by workers every playout)
     int64_t max_playouts     # 0: no cap
@@ -147,7 +138,7 @@ ctypedef struct tree_t:
     worker_t* workers
     int nworkers
     # priors of the root's children given from outside (Search.set_root_prior: the net's
-    # policy in gammago.net.RootSearch), by point (PASS = 0); used instead of prior_t at the root
+    # policy in gammago.root_search.RootSearch), by point (PASS = 0); used instead of prior_t at the root
     float* root_prior
     int has_root_prior
     int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)

@@ -23,6 +23,7 @@ from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
+from gammago.seeds import derive
 
 cdef extern from *:
     """
@@ -73,8 +74,6 @@ cdef inline void _node_init(node_t* n, int move, float rating) noexcept nogil:
     n.nopen = 0
     n.state = NODE_LEAF
     n.widening = 0
-    n.amaf_visits = 0
-    n.amaf_wins2 = 0
 
 cdef inline node_t* ND(tree_t* t, int32_t i) noexcept nogil:
     """Node i of the tree's pool (its chunk must exist: indices come from _alloc)."""
@@ -283,7 +282,8 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
                        const int16_t* keys, int n, rated_t* out, float* best,
                        double* total) noexcept nogil:
     """Prior ratings of moves by the side to move on b: the prior given for the root
-    (set_root_prior) when root and one is set, else the tree's prior; ladders read when on.
+    (set_root_prior) when root and one is set, else the tree's prior; then the ladder reader's
+    adjustment (prior_ladders).
     out: (rating, keys[i]) sorted best first (ties by key); best, total: the best rating and
     their sum (1 and n when all are 0), as _rating takes them."""
     cdef float r[MAX_PTS + 1]
@@ -293,8 +293,7 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
             r[i] = t.root_prior[moves[i]]
     else:
         t.prior.rate(t.prior.ctx, b, c, moves, n, r)
-    if t.ladders:
-        prior_ladders(b, c, moves, n, r)
+    prior_ladders(b, c, moves, n, r)
     best[0] = 0
     total[0] = 0
     for i in range(n):
@@ -389,8 +388,6 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef int32_t node = 0, child
     cdef int depth = 0, st, i, p, s, res2, maxmoves, nseq
     cdef uint8_t owner[MAX_PTS]
-    cdef int16_t* seq
-    cdef uint8_t* seqcol
     cdef policy_t* pol
     board_copy(b, t.root)
     gg_add32(&ND(t, 0).visits, 1)
@@ -414,8 +411,6 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     if depth > w.maxdepth:
         w.maxdepth = depth
     nseq = 0
-    seq = w.seq
-    seqcol = w.seqcol
     pol = &w.pol
     if t.prm.lgrf:
         # the context (the root's last two moves), the tree moves, then the rollout's
@@ -430,14 +425,13 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         for i in range(1, depth + 1):
             w.lseq[1 + i] = ND(t, w.path[i]).move
             w.lcol[1 + i] = w.mover[i]
-        seq = &w.lseq[2 + depth]
-        seqcol = &w.lcol[2 + depth]
     if b.npass < 2:
-        maxmoves = t.prm.maxmoves if t.prm.maxmoves > 0 else playout_default_maxmoves(b)
-        if t.prm.rave or t.prm.lgrf:
+        maxmoves = playout_default_maxmoves(b)
+        if t.prm.lgrf:
             if maxmoves > SEQ_MAX:
                 maxmoves = SEQ_MAX
-            nseq = playout_run_record(b, pol, &w.rng, maxmoves, seq, seqcol)
+            nseq = playout_run_record(b, pol, &w.rng, maxmoves, &w.lseq[2 + depth],
+                                      &w.lcol[2 + depth])
         else:
             playout_run(b, pol, &w.rng, maxmoves)
     board_area(b, owner)
@@ -469,43 +463,11 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
     gg_add32(&ND(t, 0).wins2, res2 if t.root.to_move == WHITE else 2 - res2)
-    if t.prm.rave:
-        _amaf_update(t, w, depth, seq, seqcol, nseq, res2)
     if t.prm.lgrf:
         lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
     w.playouts += 1
     if t.prm.crit > 0 and (w.playouts % CRIT_EVERY) == 0:
         _crit_refresh(t)
-
-cdef void _amaf_update(tree_t* t, worker_t* w, int depth, const int16_t* seq,
-                       const uint8_t* seqcol, int nseq, int res2) noexcept nogil:
-    """RAVE backup (all moves as first): for every tree node on the path, each child whose point
-    the node's mover played first in the rest of the game (tree moves below it, then the
-    rollout: seq, seqcol) gains an AMAF visit and the game's result for that mover. w.first[p]
-    is the colour of the first play at p, built by walking the game backwards."""
-    cdef node_t* nd
-    cdef node_t* ch
-    cdef int i, d, m, c, k
-    cdef uint8_t* first = w.first
-    memset(first, 0, sizeof(w.first))
-    for i in range(nseq - 1, -1, -1):
-        m = seq[i]
-        if m != PASS:
-            first[m] = seqcol[i]
-    for d in range(depth - 1, -1, -1):
-        m = ND(t, w.path[d + 1]).move       # the tree move played at node path[d]
-        c = w.mover[d + 1]                 # by the player to move there
-        if m != PASS:
-            first[m] = c
-        nd = ND(t, w.path[d])
-        if gg_load8(&nd.state) != NODE_EXPANDED:
-            continue
-        for k in range(nd.nchildren):
-            ch = ND(t, nd.first + k)
-            m = ch.move
-            if m != PASS and first[m] == c:
-                gg_add32(&ch.amaf_visits, 1)
-                gg_add32(&ch.amaf_wins2, res2 if c == BLACK else 2 - res2)
 
 # =============================================================================================
 # Criticality (Coulom, "Criticality: a Monte-Carlo heuristic for Go programs", 2009; Ray and
@@ -594,8 +556,7 @@ cdef int _widen_critical(tree_t* t, node_t* nd, int32_t N) noexcept nogil:
     return nopen
 
 # =============================================================================================
-# Selection policy: UCB1-Tuned + rating bonus over the open children (RAVE: the value blended
-# with the child's AMAF value, beta = na / (na + n + n na / rave_equiv), Gelly & Silver 2011)
+# Selection policy: UCB1-Tuned + rating bonus over the open children
 # =============================================================================================
 cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     cdef int32_t N = nd.visits
@@ -603,9 +564,8 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
     cdef int n = nd.nchildren
     cdef int i, best = -1
     cdef node_t* ch
-    cdef double logN, bonus, v, u, var, bestv = -1e300, p, na, beta
+    cdef double logN, bonus, v, u, var, bestv = -1e300, p
     cdef params_t* prm = &t.prm
-    cdef bint rave = prm.rave
     # progressive widening: open the next children as the parent's visits pass pw[k]
     if prm.crit > 0:
         nopen = _widen_critical(t, nd, N)
@@ -621,10 +581,7 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
         if at_root and t.root_no_pass and ch.move == PASS:
             continue
         v = ch.visits
-        na = ch.amaf_visits if rave else 0
         if v <= 0:
-            # an open child is tried once whatever its AMAF value (with the AMAF value alone
-            # as its score, children opened late were never tried: 0-7 in self-play)
             u = prm.fpu + bonus * ch.rating
         else:
             p = ch.wins2 * 0.5 / v
@@ -632,11 +589,7 @@ cdef int32_t _select(tree_t* t, node_t* nd, bint at_root) noexcept nogil:
             if var > 0.25:
                 var = 0.25
             u = prm.ucb_c * sqrt(logN / v * var) + bonus * ch.rating
-            if na > 0:
-                beta = na / (na + v + v * na / prm.rave_equiv)
-                u += (1.0 - beta) * p + beta * ch.amaf_wins2 * 0.5 / na
-            else:
-                u += p
+            u += p
         if u > bestv:
             bestv = u
             best = i
@@ -679,8 +632,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, maxmoves=0, rating="log",
-                rave=0, rave_equiv=1000.0, lgrf=0, crit=0.0)
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, rating="log", lgrf=0, crit=0.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 _SAID = set()       # warnings given once per process (_say_once)
 
@@ -693,6 +645,7 @@ def _say_once(key, text):
         logging.getLogger("gammago").warning("tree: %s", text)
 
 CHUNK_BYTES = sizeof(chunk_t)   # memory a chunk of the pool takes (CHUNK_NODES nodes and marks)
+NODE_BYTES = sizeof(node_t)     # one node (24 bytes)
 NODES_PER_CHUNK = CHUNK_NODES
 
 
@@ -817,7 +770,6 @@ cdef class Search:
         self.seed = seed
         _tree_clear(&self.t)
         self.t.root.size = 0
-        self.t.ladders = 1
         self.params = dict(DEFAULTS)
         self.configure(**params)
 
@@ -868,7 +820,7 @@ cdef class Search:
     def use_gammas(self, table):
         """Rate children by the product of their feature gammas (a float64 table of NFEAT
         entries, as gammago.gammas loads); None goes back to the cheap built-in rating. The
-        ladder adjustment (the `ladders` property) applies on top of either: the gammas'
+        ladder reader's adjustment (prior_ladders) applies on top of either: the gammas'
         G_LADDER group is learned from what strong players play (they leave a working ladder
         unplayed until it matters: atari-works gets a gamma below 1), the adjustment says what
         the search should look at first."""
@@ -946,15 +898,6 @@ cdef class Search:
         return bool(self._tail_shapes)
 
     @property
-    def ladders(self):
-        """Whether the ladder reader adjusts the prior ratings."""
-        return bool(self.t.ladders)
-
-    @ladders.setter
-    def ladders(self, bint on):
-        self.t.ladders = on
-
-    @property
     def prior(self):
         return "gamma" if self._gamma is not None else "cheap"
 
@@ -972,8 +915,6 @@ cdef class Search:
             raise ValueError(f"bad search parameters: {p}")
         if p["crit"] < 0:
             raise ValueError(f"crit must be >= 0, not {p['crit']}")
-        if p["rave_equiv"] <= 0:
-            raise ValueError(f"rave_equiv must be > 0, not {p['rave_equiv']}")
         if p["rating"] not in RATING_MODES:
             raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
         self.params = p
@@ -986,9 +927,6 @@ cdef class Search:
         prm.bonus_weight = p["bonus_weight"]
         prm.bonus_equiv = p["bonus_equiv"]
         prm.fpu = p["fpu"]
-        prm.maxmoves = p["maxmoves"]
-        prm.rave = 1 if p["rave"] else 0
-        prm.rave_equiv = p["rave_equiv"]
         prm.lgrf = 1 if p["lgrf"] else 0
         prm.crit = p["crit"]
         # pw[k]: parent visits from which child k (0-based) is open
@@ -1043,7 +981,7 @@ cdef class Search:
     def graft(self, Search other, path):
         """Make this tree a copy of the subtree of `other` reached by path (points from other's
         root), at most this tree's node limit of it: the search of a position reached in
-        another tree (gammago.net.RootSearch keeps its child trees' work this way). Call
+        another tree (gammago.root_search.RootSearch keeps its child trees' work this way). Call
         set_root with that position first; `other` must not be searching. Returns the visits
         kept (0, and the tree cleared, when path is not in other's tree)."""
         cdef int32_t node
@@ -1201,7 +1139,7 @@ cdef class Search:
             if self.workers[i].b == NULL:
                 self._free_workers()
                 raise MemoryError()
-            rng_seed(&self.workers[i].rng, self.seed * 1000003 + i)
+            rng_seed(&self.workers[i].rng, derive(self.seed, i))
             if not self.maker.make(self.maker.arg, &self.workers[i].pol):
                 self._free_workers()
                 raise MemoryError("rollout policy could not be created")
@@ -1243,7 +1181,7 @@ cdef class Search:
     def work_batch(self, int i, long n):
         """Run worker i for n playouts (fewer when the search ends first: its playout cap,
         deadline or stop) and return how many it ran. Threads may run batches of distinct
-        workers on one tree at once, as work() does; gammago.net.RootSearch drives its child
+        workers on one tree at once, as work() does; gammago.root_search.RootSearch drives its child
         trees this way, each thread moving between trees without new threads or barriers."""
         cdef int64_t before
         if i < 0 or i >= self.nworkers:
@@ -1311,7 +1249,7 @@ cdef class Search:
     def limit_nodes(self, int n):
         """Let the tree grow to at most n nodes (never beyond max_nodes given at creation, never
         below the nodes it has): a cap of its own, beside the budget's for all the trees that
-        share it (gammago.net.RootSearch). Call it between runs, not during one."""
+        share it (gammago.root_search.RootSearch). Call it between runs, not during one."""
         self.t.cap = max(min(n, self.t.alloc), min(self.t.top, self.t.cap))
         if self.t.top < self.t.cap:
             self.t.full = 0
@@ -1346,21 +1284,6 @@ cdef class Search:
             ch = ND(&self.t, nd.first + i)
             out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
                         ch.rating))
-        return out
-
-    def amaf(self, path=()):
-        """[(point, AMAF visits, AMAF winrate for the mover)] of the children of the node reached
-        by path, in the pool's order; [] if not expanded. Gathered only with rave on."""
-        cdef int32_t node = self._find(path)
-        cdef node_t* ch
-        cdef int i
-        if node < 0 or ND(&self.t, node).state != NODE_EXPANDED:
-            return []
-        out = []
-        for i in range(ND(&self.t, node).nchildren):
-            ch = ND(&self.t, ND(&self.t, node).first + i)
-            out.append((ch.move, ch.amaf_visits,
-                        ch.amaf_wins2 * 0.5 / ch.amaf_visits if ch.amaf_visits else 0.0))
         return out
 
     cdef int32_t _find(self, path):

@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from gammago.board import Board
-from gtp_client import GTPClient
+from gammago.gtp_process import GtpProcess
 
 pytestmark = pytest.mark.gnugo
 
@@ -171,7 +171,7 @@ def replay(size, moves, upto):
 
 
 def gnugo_showboard(gnugo_path, size, moves, upto):
-    with GTPClient([gnugo_path] + GNUGO_ARGS) as g:
+    with GtpProcess([gnugo_path] + GNUGO_ARGS, "gnugo") as g:
         g.pipeline([f"boardsize {size}", "clear_board", f"komi {KOMI}"]
                    + [f"play {c} {v}" for c, v in moves[:upto]])
         return g.send("showboard")
@@ -246,7 +246,7 @@ def run_games(gnugo_path, size, ngames):
 
     def work(seed):
         if not hasattr(local, "g"):
-            local.g = GTPClient([gnugo_path] + GNUGO_ARGS)
+            local.g = GtpProcess([gnugo_path] + GNUGO_ARGS, "gnugo")
             with lock:
                 clients.append(local.g)
         game = random_game(size, seed)
@@ -323,7 +323,7 @@ def test_gnugo_superko_triple_ko(gnugo_path):
 
     base = ["boardsize 19", "clear_board", f"komi {KOMI}"] + [f"play {c} {v}" for c, v in moves]
     for args, expect in ((GNUGO_ARGS, False), (["--mode", "gtp", "--chinese-rules"], True)):
-        with GTPClient([gnugo_path] + args) as g:
+        with GtpProcess([gnugo_path] + args, "gnugo") as g:
             replies = g.pipeline(base + [f"is_legal {last_colour} {last}", f"all_legal {last_colour}",
                                          "list_stones black", "list_stones white"])
             assert all(ok for ok, _ in replies), replies
@@ -345,7 +345,7 @@ def test_gnugo_all_legal_agrees_with_is_legal(gnugo_path):
     # seeds chosen (by running random_game) for their superko points, plus one plain game
     games = [random_game(9, seed) for seed in (1, 26, 71)] + [random_game(5, seed) for seed in (37, 99)]
     assert sum(g["nsuperko"] for g in games) >= 5
-    with GTPClient([gnugo_path] + GNUGO_ARGS) as g:
+    with GtpProcess([gnugo_path] + GNUGO_ARGS, "gnugo") as g:
         for game in games:
             size = game["size"]
             points = [f"{COLUMNS[c]}{r + 1}" for r in range(size) for c in range(size)]

@@ -16,7 +16,9 @@ distributed = pytest.importorskip(
 
 from gammago import cli, gammas  # noqa: E402
 from gammago.cluster import ClusterGames  # noqa: E402
-from gammago.match import MatchConfig, run_match, score_from_elo, sprt_bounds  # noqa: E402
+from gammago.match import run_match  # noqa: E402
+from gammago.match_record import MatchConfig  # noqa: E402
+from gammago.stats import score_from_elo, sprt_bounds  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data")

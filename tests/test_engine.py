@@ -1,16 +1,18 @@
 """The engine (gammago/engine.py): interface, clock, tactics, passing, resigning, real games."""
 import argparse
 import os
-import subprocess
 import threading
 import time
 
 import pytest
 
-from gammago.board import Board
 from gammago import net as _net
-from gammago.engine import (MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, Clock, Engine,
-                            EngineConfig)
+from gammago.board import Board
+from gammago.clock import Clock
+from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES, EngineConfig
+from gammago.engine import Engine
+from gammago.gtp_process import GtpProcess
+from gammago.handicap import fixed_points
 
 
 def engine(**kw):
@@ -75,8 +77,8 @@ def test_memory_bound_default_and_limits():
     phys_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
     d = EngineConfig()
     assert MIN_MEMORY_MB <= d.max_memory <= min(MAX_MEMORY_MB, max(MIN_MEMORY_MB, phys_mb // 4))
-    assert d.max_nodes == 0 and d.node_budget() * 32 <= (d.max_memory << 20)
-    assert EngineConfig(max_memory=64).node_budget() * 32 <= 64 << 20
+    assert d.max_nodes == 0 and d.node_budget() * NODE_BYTES <= (d.max_memory << 20)
+    assert EngineConfig(max_memory=64).node_budget() * NODE_BYTES <= 64 << 20
     assert EngineConfig(max_memory=64, max_nodes=5000).node_budget() == 5000
     with pytest.raises(ValueError, match="--max-nodes"):
         EngineConfig(max_nodes=MAX_NODES_LIMIT + 1).validate()
@@ -269,10 +271,15 @@ def test_analyze_emits_infos_until_stopped():
     stop = threading.Event()
     th = threading.Thread(target=e.analyze, args=("b", 0.05, stop, got.append))
     th.start()
-    time.sleep(0.3)
+    end = time.monotonic() + 60             # a guard against a hang, not a speed bound
+    while len(got) < 3 and time.monotonic() < end:
+        time.sleep(0.01)
     stop.set()
-    th.join(5)
-    assert not th.is_alive() and len(got) >= 2
+    th.join(60)
+    assert not th.is_alive() and len(got) >= 3
+    # every report is of the same growing search: the root's visits never fall
+    totals = [sum(d["visits"] for d in infos) for infos in got]
+    assert totals == sorted(totals) and totals[-1] > 0
     infos = got[-1]
     assert [d["order"] for d in infos] == list(range(len(infos)))
     visits = [d["visits"] for d in infos]
@@ -300,6 +307,12 @@ def test_place_free_handicap():
     e.new_game(9, 7)
     with pytest.raises(ValueError):
         e.place_free_handicap(1)
+    for size, n in ((5, 2), (5, 4), (6, 3), (19, 12)):      # beyond the spec's layouts too
+        e.new_game(size, 0.5)
+        pts = e.place_free_handicap(n)
+        assert len(set(pts)) == n == len(e.board.stones("b"))
+    e.new_game(19, 0.5)
+    assert e.place_free_handicap(4) == fixed_points(19, 4)   # the spec's layout where it has one
 
 
 # --- tactics at small budgets ------------------------------------------------------------------
@@ -471,41 +484,16 @@ def test_self_play_game_finishes():
     assert _self_play(e) in ("passes", "resign")
 
 
-class _GnuGo:
-    def __init__(self, path, seed):
-        self.p = subprocess.Popen([path, "--mode", "gtp", "--chinese-rules", "--capture-all-dead",
-                                   "--positional-superko", "--level", "1", "--seed", str(seed)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def __call__(self, cmd):
-        self.p.stdin.write(cmd + "\n")
-        self.p.stdin.flush()
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"GNU Go died after {cmd!r}")
-            if line.strip() == "" and lines:
-                break
-            if line.strip():
-                lines.append(line.strip())
-        reply = " ".join(lines)
-        return reply[0] == "=", reply[1:].strip()
-
-    def close(self):
-        self("quit")
-        self.p.wait(5)
-
-
 @pytest.mark.gnugo
 @pytest.mark.parametrize("game", [0, 1])
 def test_games_against_gnugo_are_legal_and_finish(gnugo_path, game):
     ours = "bw"[game]
     e = engine(playouts=200, seed=game + 1)
-    g = _GnuGo(gnugo_path, game + 1)
+    g = GtpProcess([gnugo_path, "--mode", "gtp", "--chinese-rules", "--capture-all-dead",
+                    "--positional-superko", "--level", "1", "--seed", str(game + 1)], "gnugo")
     try:
         for cmd in ("boardsize 9", "clear_board", "komi 7"):
-            assert g(cmd)[0]
+            g.send(cmd)
         colour, passes, end = "b", 0, None
         for _ in range(250):
             if colour == ours:
@@ -513,11 +501,10 @@ def test_games_against_gnugo_are_legal_and_finish(gnugo_path, game):
                 if m == "resign":
                     end = "resign"
                     break
-                ok, msg = g(f"play {colour} {m}")
+                ok, msg = g.ask(f"play {colour} {m}")
                 assert ok, f"GNU Go refuses our move {m}: {msg}"
             else:
-                ok, m = g(f"genmove {colour}")
-                assert ok
+                m = g.send(f"genmove {colour}")
                 if m.lower() == "resign":
                     end = "resign"
                     break
@@ -580,3 +567,39 @@ def test_dynkomi_flags():
     assert cfg.dynkomi == "linear" and cfg.dynkomi_moves == 30
     with pytest.raises(ValueError, match="dynkomi-moves"):
         EngineConfig(dynkomi_moves=-1).validate()
+
+
+# --- the search protocol -------------------------------------------------------------------------
+class _FlatNet:
+    """A stand-in for the net: two candidate moves, value 0."""
+
+    def priors(self, board, include_pass=True):
+        return {"E5": 0.6, "C3": 0.4}
+
+    def child_values(self, board, vertices, policies=False):
+        return {v: 0.0 for v in vertices}
+
+
+def test_both_searches_meet_the_search_protocol():
+    """The engine drives tree.Search and net-root's RootSearch through SearchProtocol alone; a
+    RootSearch passes configure() on to its child trees, present and future."""
+    from gammago import tree
+    from gammago.root_search import RootSearch
+    from gammago.search import SearchProtocol
+    made = []
+
+    def make():
+        made.append(tree.Search(5000, seed=1))
+        return made[-1]
+
+    rs = RootSearch(_FlatNet(), make)
+    assert isinstance(tree.Search(5000), SearchProtocol) and isinstance(rs, SearchProtocol)
+    with pytest.raises(ValueError):
+        rs.ownership()                      # no position yet
+    rs.configure(expand_visits=3)           # before the child trees exist
+    rs.set_root(Board(9))
+    rs.run(1, 64)
+    assert len(made) == 2 and all(s.params["expand_visits"] == 3 for s in made)
+    rs.configure(pw_base=20.0)              # and after
+    assert all(s.params["pw_base"] == 20.0 and s.params["expand_visits"] == 3 for s in made)
+    assert rs.playouts == 64 and rs.ownership().shape == (9, 9)

@@ -15,7 +15,8 @@ import pytest
 from sgfmill import sgf as sgfmill_sgf
 
 from gammago.engine import Engine, EngineConfig
-from gammago.gtp import Gtp, fixed_handicap_vertices, info_line, kata_info_line, kata_ownership
+from gammago.gtp import Gtp, info_line, kata_info_line, kata_ownership
+from gammago.handicap import fixed_points as fixed_handicap_vertices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
@@ -552,14 +553,14 @@ def test_lz_analyze_streams_until_any_input_line():
         p.stdin.write("12 lz-analyze b 10\n")
         p.stdin.flush()
         assert p.stdout.readline() == "=12\n"
-        t0 = time.monotonic()
         infos = []
         while len(infos) < 3:
             line = p.stdout.readline()
             assert line.startswith("info move"), line
             infos.append(line)
-        took = time.monotonic() - t0
-        assert took < 5, f"3 analysis lines at 0.1 s intervals took {took:.1f} s"
+        # the lines report one growing search: the best move's visits never fall
+        best = [int(line.split(" visits ")[1].split()[0]) for line in infos]
+        assert best == sorted(best)
         p.stdin.write("\n")                                    # an empty line stops it ...
         p.stdin.flush()
         rest = _read_until(p, "\n")

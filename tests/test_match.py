@@ -11,8 +11,11 @@ from scipy.stats import binom, binomtest
 from sgfmill import sgf as sgfmill_sgf
 
 from gammago.board import Board, format_vertex
-from gammago.match import (MatchConfig, elo_from_score, elo_interval, expand_command, play_game,
-                           run_match, score_from_elo, sprt_bounds, sprt_llr, summarize,
+from gammago.gtp_process import expand_command
+from gammago.match import run_match
+from gammago.referee import play_game
+from gammago.match_record import MatchConfig
+from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
                            wilson_interval)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

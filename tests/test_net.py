@@ -1,5 +1,6 @@
 """The ONNX policy/value net: export fidelity (when torch is installed), the runtime's checks on
-model files, symmetry handling, the engine's net modes and the net's predict scoring."""
+model files (gammago.net), symmetry handling, the engine's net modes, net-root's search
+(gammago.root_search), the policy players (gammago.players) and the net's predict scoring."""
 import importlib.util
 import os
 import shutil
@@ -9,6 +10,8 @@ import pytest
 
 from gammago import net as N
 from gammago import planes as P
+from gammago import players, predict
+from gammago.root_search import ROOT_LAMBDA, RootSearch
 from gammago.board import Board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -274,11 +277,21 @@ def test_truncated_and_mismatched_models_are_refused(tmp_path):
 
 
 def test_engine_runs_without_a_model_file(tmp_path):
+    """Where no net is needed, none is loaded: --mode rollouts never opens --model (even on
+    19x19), nor does --mode auto below 13x13; --mode auto refuses the same file once a board
+    needs the net."""
     from gammago.engine import Engine, EngineConfig
-    e = Engine(EngineConfig(mode="rollouts", model=str(tmp_path / "absent.onnx"), playouts=100))
-    e.new_game(9, 7.5)
-    assert e.net is None
-    assert e.genmove("b") in Board(9).legal_moves()
+    for name, data in (("absent.onnx", None), ("corrupt.onnx", b"\x08\x07garbage")):
+        path = tmp_path / name
+        if data is not None:
+            path.write_bytes(data)
+        e = Engine(EngineConfig(mode="rollouts", model=str(path), playouts=100))
+        for size in (19, 9):
+            e.new_game(size, 7.5)
+            assert e.net is None and e.mode == "rollouts"
+        assert e.genmove("b") in Board(9).legal_moves()
+        with pytest.raises(ValueError, match=name):
+            Engine(EngineConfig(mode="auto", model=str(path)))     # it starts on 19x19
 
 
 def test_engine_refuses_a_corrupt_model(tmp_path):
@@ -294,18 +307,19 @@ def test_engine_refuses_a_corrupt_model(tmp_path):
 
 @needs_model
 def test_auto_mode_uses_the_net_on_large_boards_only():
+    from gammago import config as C
     from gammago import engine as E
     e = E.Engine(E.EngineConfig(playouts=200, net_children=4, seed=3))
     assert e.config.mode == "auto"
-    for size, mode in ((9, "rollouts"), (19, "net-root"), (E.AUTO_NET_MIN_SIZE, "net-root"),
-                       (E.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
+    for size, mode in ((9, "rollouts"), (19, "net-root"), (C.AUTO_NET_MIN_SIZE, "net-root"),
+                       (C.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
         e.new_game(size, 7.5)
         assert e.mode == mode
         before = e.board.copy()
         assert e.genmove("b") in before.legal_moves()
-        assert isinstance(e.search, N.RootSearch) == (mode == "net-root")
+        assert isinstance(e.search, RootSearch) == (mode == "net-root")
         if mode == "rollouts":       # the tree was configured for this size
-            assert e.search.params["expand_visits"] == E.expand_visits_for(size)
+            assert e.search.params["expand_visits"] == C.expand_visits_for(size)
 
 
 def test_auto_mode_plays_rollouts_when_the_shipped_model_is_missing(tmp_path, monkeypatch, caplog):
@@ -354,20 +368,20 @@ def test_root_search_mixes_net_value_and_rollouts():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
-    only_net = N.RootSearch(net, lambda: tree.Search(5000, seed=1), lam=1.0, children=4)
+    only_net = RootSearch(net, lambda: tree.Search(5000, seed=1), lam=1.0, children=4)
     only_net.set_root(b)
     only_net.run(1, 200)
     for k in only_net.kids:
         assert abs(only_net.q(k) - k["net"]) < 1e-12      # lambda 1: the net alone
-    mixed = N.RootSearch(net, lambda: tree.Search(5000, seed=1), lam=0.5, children=4)
+    mixed = RootSearch(net, lambda: tree.Search(5000, seed=1), lam=0.5, children=4)
     mixed.set_root(b)
     mixed.run(1, 200)
     k = max(mixed.kids, key=lambda k: k["visits"])
     r = mixed._rollout_rate(k)
     assert r is not None and abs(mixed.q(k) - (0.5 * r + 0.5 * k["net"])) < 1e-12
     assert mixed.playouts >= 200 and mixed.ownership().shape == (9, 9)
-    default = N.RootSearch(net, lambda: tree.Search(5000, seed=1), children=4)
-    assert default.lam == N.ROOT_LAMBDA == 0.0                  # the default: rollouts alone
+    default = RootSearch(net, lambda: tree.Search(5000, seed=1), children=4)
+    assert default.lam == ROOT_LAMBDA == 0.0                  # the default: rollouts alone
     default.set_root(b)
     default.run(1, 200)
     for k in default.kids:
@@ -384,7 +398,7 @@ def test_root_children_share_one_node_budget():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
-    rs = N.RootSearch(net, lambda: tree.Search(6000, seed=1, expand_visits=2), children=4,
+    rs = RootSearch(net, lambda: tree.Search(6000, seed=1, expand_visits=2), children=4,
                       max_nodes=6000)
     rs.set_root(b)
     rs.run(1, 6000)
@@ -403,9 +417,9 @@ def test_reply_priors_order_each_root_childs_replies_by_the_net():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1, symmetry="average")   # the same policy in every call
     b = position(9)
-    rs = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000,
+    rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000,
                       reply_priors=True)
-    plain = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000)
+    plain = RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000)
     for r in (rs, plain):
         r.set_root(b)
         r.run(1, 400)
@@ -457,11 +471,12 @@ def test_engine_flag_net_reply_priors_reaches_the_root_search():
 def test_engine_defaults_on_19x19_reach_the_child_trees():
     """--mode auto on 19x19: net-root with the rollouts' value alone (--net-lambda 0) and the
     light tail after ROLLOUT_LIGHT_AFTER_LARGE gamma moves in every root child's tree."""
-    from gammago.engine import Engine, EngineConfig, ROLLOUT_LIGHT_AFTER_LARGE
+    from gammago.config import ROLLOUT_LIGHT_AFTER_LARGE
+    from gammago.engine import Engine, EngineConfig
     e = Engine(EngineConfig(playouts=200, seed=3))
     e.new_game(19, 7.5)
     rs = e.search
-    assert isinstance(rs, N.RootSearch) and rs.lam == 0.0
+    assert isinstance(rs, RootSearch) and rs.lam == 0.0
     assert e.genmove("b") not in ("pass", "resign")
     assert ROLLOUT_LIGHT_AFTER_LARGE > 0
     assert rs.kids and all(k["search"].light_after == ROLLOUT_LIGHT_AFTER_LARGE for k in rs.kids)
@@ -473,7 +488,7 @@ def test_root_search_on_two_threads_runs_exactly_its_playouts():
     picks: the playout cap is met exactly and every playout is booked to one child."""
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)
-    rs = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=5, max_nodes=50000)
+    rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=5, max_nodes=50000)
     rs.set_root(position(9))
     rs.run(2, 3001)
     assert rs.playouts == 3001 == rs.root_visits
@@ -490,7 +505,7 @@ def test_root_search_keeps_the_work_below_the_moves_played():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
-    rs = N.RootSearch(net, lambda: tree.Search(50000, seed=1), children=6, max_nodes=50000)
+    rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=6, max_nodes=50000)
     rs.set_root(b)
     rs.run(1, 3000)
     best = max(rs.kids, key=lambda k: k["visits"])
@@ -530,31 +545,30 @@ def test_root_search_keeps_the_work_below_the_moves_played():
 def test_net_predict_scores_a_game():
     from gammago import sgf
     game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))
-    res = N.evaluate_game(N.Net(SHIPPED, seed=1), game)
+    res = predict.evaluate_net_game(N.Net(SHIPPED, seed=1), game)
     n = len(game.moves)
     assert len(res["greater"]) == n == len(res["log_evidence"])
     assert np.all(res["greater"] >= 0) and np.all(res["equal"] >= 0)
     assert np.all(res["log_evidence"] <= 1e-9)
-    from gammago import predict
     s = predict.summarize([res], 1)
     assert s["positions"] == n and 0 <= s["top1"] <= s["top5"] <= 1
 
 
 def test_ranked_by_policy_argmax_and_sampling():
     w = np.array([0.1, 0.6, 0.0, 0.3])
-    assert list(N.ranked_by_policy(w)) == [1, 3, 0, 2]            # temperature 0: by weight
+    assert list(players.ranked_by_policy(w)) == [1, 3, 0, 2]            # temperature 0: by weight
     with pytest.raises(ValueError):
-        N.ranked_by_policy(w, -1.0)
+        players.ranked_by_policy(w, -1.0)
     with pytest.raises(ValueError):
-        N.ranked_by_policy(w, 1.0, rng=None)                      # sampling needs a generator
-    firsts = [N.ranked_by_policy(w, 1.0, np.random.default_rng(s))[0] for s in range(4000)]
+        players.ranked_by_policy(w, 1.0, rng=None)                      # sampling needs a generator
+    firsts = [players.ranked_by_policy(w, 1.0, np.random.default_rng(s))[0] for s in range(4000)]
     freq = np.bincount(firsts, minlength=4) / len(firsts)
     assert abs(freq[1] - 0.6) < 0.04 and abs(freq[3] - 0.3) < 0.04 and freq[2] == 0
-    cold = [N.ranked_by_policy(w, 0.25, np.random.default_rng(s))[0] for s in range(2000)]
+    cold = [players.ranked_by_policy(w, 0.25, np.random.default_rng(s))[0] for s in range(2000)]
     assert np.mean(np.array(cold) == 1) > 0.9                     # T < 1: sharper (0.6^4 vs 0.3^4)
-    order = N.ranked_by_policy(w, 1.0, np.random.default_rng(3))
+    order = players.ranked_by_policy(w, 1.0, np.random.default_rng(3))
     assert sorted(order) == [0, 1, 2, 3] and order[-1] == 2       # a permutation; zero weight last
-    assert list(order) == list(N.ranked_by_policy(w, 1.0, np.random.default_rng(3)))   # seeded
+    assert list(order) == list(players.ranked_by_policy(w, 1.0, np.random.default_rng(3)))   # seeded
 
 
 @needs_model
@@ -593,8 +607,8 @@ def test_net_policy_passes_with_no_legal_point():
         pytest.skip("A1 legal for White here")
     net = N.Net(SHIPPED, seed=1)
     assert net.priors(b, include_pass=False) == {}
-    assert N.net_policy_move(net, b) == "pass"
-    assert N.net_policy_move(net, b, 1.0, np.random.default_rng(1)) == "pass"
+    assert players.net_policy_move(net, b) == "pass"
+    assert players.net_policy_move(net, b, 1.0, np.random.default_rng(1)) == "pass"
 
 
 @needs_model
@@ -640,7 +654,7 @@ def test_root_search_limits_a_child_tree_only_between_its_runs():
     from gammago import tree
     net = N.Net(SHIPPED, seed=1)
     bad = []
-    rs = N.RootSearch(net, lambda: _WatchedSearch(tree.Search(50000, seed=1), bad), children=1,
+    rs = RootSearch(net, lambda: _WatchedSearch(tree.Search(50000, seed=1), bad), children=1,
                       max_nodes=50000)
     rs.set_root(position(9))
     rs.run(2, 1200)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gammago.board import Board
-from gammago.tree import Search, DEFAULTS
+from gammago.tree import DEFAULTS, NODE_BYTES, Search
 
 
 def _children(s):
@@ -134,7 +134,7 @@ def test_reuse_takes_no_memory_keeps_the_subtree_and_frees_the_rest():
     kept = s.set_root(b, [a, r[0]])
     assert kept == r[1] > 0
     assert _subtree(s) == expect
-    assert s.memory < before and s.nodes < s.memory // 32
+    assert s.memory < before and s.nodes < s.memory // NODE_BYTES
     s.fail_allocs(0)
     s.run(1, 1000)
     assert s.root_visits == kept + 1000
@@ -320,7 +320,8 @@ def test_deadline_and_stop():
     s = Search(200000, seed=1)
     s.set_root(b)
     t = s.run(1, 0, 0.2)
-    assert 0.15 < t < 0.6
+    # the deadline ended it (no playout cap was given); how long past it depends on the load
+    assert s.stopped and t >= 0.2 and s.playouts > 0
     s.prepare(1)
     th = threading.Thread(target=s.work, args=(0,))
     th.start()
@@ -399,7 +400,7 @@ def test_rating_modes_normalise_the_gamma_prior():
     assert s.params["rating"] == DEFAULTS["rating"] and s.params["expand_visits"] == DEFAULTS["expand_visits"]
 
 
-# --- RAVE / AMAF ---------------------------------------------------------------------------------
+# --- helpers, RAVE ----------------------------------------------------------------------------
 def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
     """A Search with the shipped gammas as prior (and as rollouts unless rollouts="light")."""
     from gammago import gammas
@@ -411,81 +412,19 @@ def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
     return s
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_rave_amaf_counts_add_up(threads):
-    b = Board(9, 7)
-    b.play("E5")
-    s = _gamma_search(rave=1)
-    s.set_root(b)
-    s.run(threads, 3000)
-    amaf = {m: (n, w) for m, n, w in s.amaf()}
-    kids = s.children()
-    assert sum(v for _, v, _, _ in kids) == 3000
-    for m, v, _, _ in kids:
-        n, w = amaf[m]
-        assert 0.0 <= w <= 1.0 and n <= 3000
-        if m == 0:
-            assert n == 0                    # PASS gathers no AMAF
-        else:
-            # the root is open from the first playout, and a child's own playouts are AMAF
-            # playouts of its point: never fewer AMAF visits than visits
-            assert n >= v
-    # most points are played by White in the rollouts too: AMAF reaches unvisited children
-    assert sum(1 for m, v, _, _ in kids if v == 0 and amaf[m][0] > 0) > 10
-    # one level down: the same invariant for the children of an expanded node
-    best = max(kids, key=lambda c: c[1])[0]
-    below = s.children((best,))
-    amaf2 = {m: n for m, n, _ in s.amaf((best,))}
-    assert below and all(amaf2[m] >= v for m, v, _, _ in below if m != 0)
-
-
-def test_rave_off_gathers_nothing_and_bad_equiv_is_refused():
-    b = Board(9, 7)
-    s = _gamma_search(rave=0)
-    s.set_root(b)
-    s.run(1, 500)
-    assert all(n == 0 for _, n, _ in s.amaf())
-    with pytest.raises(ValueError, match="rave_equiv"):
-        s.configure(rave=1, rave_equiv=0)
-    assert s.params["rave"] == 0
-
-
-# the capturing race of tests/test_engine.py: whoever moves first captures four stones and wins
-CAPTURE = (["C6", "D6", "E6", "F6", "B5", "C4", "D4", "E4", "F4"],
-           ["C5", "D5", "E5", "F5", "C3", "D3", "E3", "F3", "B4"])
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_rave_still_finds_the_deciding_capture(seed):
-    for color, want in (("b", "G5"), ("w", "G4")):
-        b = Board(9, 7)
-        b.setup(*CAPTURE)
-        b.to_move = color
-        s = _gamma_search(seed=seed, rave=1, expand_visits=8)
-        s.set_root(b)
-        s.run(1, 1000)
-        best = max(s.children(), key=lambda c: c[1])
-        assert b.vertex(best[0]) == want
-
-
-def test_engine_rave_flag_reaches_the_tree():
+def test_rave_is_gone_from_the_tree_and_the_engine():
+    """RAVE lost its matches and took 8 of a node's 32 bytes (docs/experiments/rave-lgrf.md):
+    the tree refuses its parameters, the engine its flags; a node is 24 bytes."""
     import argparse
-    from gammago.engine import EngineConfig, Engine
+    from gammago import tree
+    from gammago.config import EngineConfig
+    with pytest.raises(ValueError, match="unknown search parameter"):
+        Search(10000, rave=1)
     p = argparse.ArgumentParser()
     EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--rave", "on", "--rave-equiv", "500", "--playouts", "200"]))
-    assert cfg.rave is True and cfg.rave_equiv == 500
-    e = Engine(cfg)
-    e.new_game(9, 7)
-    assert e.search.params["rave"] == 1 and e.search.params["rave_equiv"] == 500
-    assert e.genmove("b") not in ("pass", "resign")
-    assert any(n > 0 for _, n, _ in e.search.amaf())
-    off = EngineConfig.from_args(p.parse_args(["--rave", "off"]))
-    assert off.rave is False
     with pytest.raises(SystemExit):
-        p.parse_args(["--rave", "maybe"])
-    with pytest.raises(ValueError, match="rave-equiv"):
-        EngineConfig.from_args(p.parse_args(["--rave-equiv", "0"]))
+        p.parse_args(["--rave", "on"])
+    assert tree.NODE_BYTES == 24
 
 
 # --- LGRF-2: last good reply with forgetting in the rollouts -------------------------------------
@@ -792,7 +731,8 @@ def test_engine_crit_flag_reaches_the_tree():
 
 
 def test_engine_crit_default_goes_by_board_size():
-    from gammago.engine import EngineConfig, Engine, CRIT, CRIT_MAX_SIZE
+    from gammago.config import CRIT, CRIT_MAX_SIZE
+    from gammago.engine import EngineConfig, Engine
     e = Engine(EngineConfig(playouts=200, mode="rollouts"))
     for size, want in ((9, CRIT), (CRIT_MAX_SIZE - 1, CRIT), (CRIT_MAX_SIZE, 0.0), (19, 0.0)):
         e.new_game(size, 7)

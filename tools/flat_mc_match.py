@@ -30,7 +30,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago.board import Board  # noqa: E402
 from gammago import playout, rollout  # noqa: E402
-from gammago.match import wilson_interval  # noqa: E402
+from gammago.stats import wilson_interval  # noqa: E402
 
 
 def flat_move(board, playouts, policy, seed, with_pass):

@@ -34,7 +34,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
-from gammago.engine import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
+from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
                             ROLLOUT_TAIL_SHAPES,
                             rollout_gammas, rollout_light_after_for, rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402

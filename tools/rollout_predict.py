@@ -28,6 +28,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import features as F  # noqa: E402
 from gammago import rollout, sgf  # noqa: E402
+from gammago.seeds import derive  # noqa: E402
 
 
 def main(argv=None):
@@ -66,7 +67,7 @@ def main(argv=None):
                 roll_p += probs[p]
                 roll_top1 += int(probs[p] > 0 and probs[p] == probs.max()
                                  and (probs == probs.max()).sum() == 1)
-                first = int(np.argmax(gp.first_moves(b, 1, seed=args.seed * 1000003 + n)))
+                first = int(np.argmax(gp.first_moves(b, 1, seed=derive(args.seed, n))))
                 sampled += int(first == p)
             if k < len(ev["move_number"]) and ev["move_number"][k] == i:
                 k += 1

@@ -38,11 +38,11 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import planes as P  # noqa: E402
 from gammago.board import Board, format_vertex  # noqa: E402
+from gammago.net import MODEL_FORMAT  # noqa: E402  (the format the runtime reads)
 
 SIZE = 19                       # the corpus is 19x19; the net itself is size-free
 NPLANES = P.PLANES
 PACKED = (NPLANES * SIZE * SIZE + 7) // 8
-MODEL_FORMAT = "gammago-net 1"  # bump when the ONNX inputs/outputs change meaning
 
 
 # ---------------------------------------------------------------------------------------------

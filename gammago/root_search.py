@@ -1,0 +1,294 @@
+"""Net at the root, rollouts below: RootSearch, PUCT over the net's best root moves with one
+UCT tree (gammago.tree.Search) per root child. It meets the engine's search protocol
+(gammago.search.SearchProtocol), as tree.Search does, so gammago.engine drives either."""
+import math
+import threading
+import time
+
+import numpy as np
+
+from gammago.seeds import ROOT_CHILD_STRIDE, derive
+
+ROOT_CHILDREN = 20      # root moves searched: the net's top moves
+ROOT_BATCH = 16         # playouts per visit of a root child before the root selects again
+ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
+ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
+                        # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
+                        # +111 Elo (+16 .. +206) in 19x19 self-play (BENCHMARKS); at 0 it only
+                        # stands in for a child that no rollout has reached yet
+
+
+class RootSearch:
+    """Net at the root, rollouts below (AlphaGo's mix, on our UCT tree).
+
+    The root's candidate moves are the net's ROOT_CHILDREN best (its priors renormalised over
+    them); each root child gets its own gammago.tree.Search, whose descents keep the cheap/gamma
+    move ordering and rollouts. The root picks the child to search next by PUCT,
+        Q(a) + c_puct * P(a) * sqrt(N) / (1 + n(a)),   Q(a) = (1 - lambda) * rollouts(a) + lambda * net(a)
+    with net(a) the net's value of the position after a (one batched evaluation per search),
+    rollouts(a) the child tree's win rate, both for the player at the root (0..1). lambda is
+    0 by default (ROOT_LAMBDA): the shipped net's value is too weak to mix in, and serves only
+    as Q(a) for a child without rollouts.
+
+    It meets gammago.search.SearchProtocol, as tree.Search does, so gammago.engine drives
+    either the same way.
+
+    reply_priors (--net-reply-priors): the policy of the net's evaluation of each root move (the
+    one that gives its value, so no extra evaluation) orders and rates the replies to it, the
+    children of its tree's root, instead of the gammas (tree.Search.set_root_prior).
+
+    The child trees are kept between moves (set_root): after our move and the reply, each new
+    root child's tree starts as the old tree's subtree for that line (tree.Search.graft).
+    Every search thread runs the root loop (work) on its own worker of the child trees.
+
+    The child trees share one node budget: each may grow into what the others leave, so the
+    child the search favours gets the nodes it needs (a fixed split gave each of 20 children
+    1/20 of the pool, and the favourite's tree filled up within a few thousand playouts on
+    19x19). The engine's make_search gives every tree the same tree.NodeBudget (--max-memory):
+    a tree takes memory in chunks as it grows, from that one budget, so the memory of all the
+    trees together never passes it. `max_nodes` (0: none) is a cap in nodes on top of that, set
+    on a tree when a batch starts on it while no other batch runs there (tree.Search.limit_nodes
+    is for between runs), so trees growing at once can pass it by about what their batches add.
+    """
+
+    def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,
+                 c_puct=ROOT_CPUCT, max_nodes=0, reply_priors=False):
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"net lambda must be in [0, 1], not {lam}")
+        self.net, self.make_search, self.lam = net, make_search, float(lam)
+        self.reply_priors = bool(reply_priors)
+        self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
+        self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
+        self.board = None
+        self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
+        self._stop = False
+        self._calls = []
+        self._old = None          # (old root child's tree, moves below it) for _expand to graft
+        self._done = 0
+
+    # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
+    # remembered and passed on to every child tree, present and future
+    def _configure(self, name, args, kw):
+        self._calls = [c for c in self._calls if c[0] != name] + [(name, args, kw)]
+        for k in self.kids:
+            getattr(k["search"], name)(*args, **kw)
+
+    def configure(self, **params):
+        self._configure("configure", (), params)
+
+    def use_gammas(self, *args, **kw):
+        self._configure("use_gammas", args, kw)
+
+    def use_gamma_rollouts(self, *args, **kw):
+        self._configure("use_gamma_rollouts", args, kw)
+
+    def set_root(self, board, moves=None):
+        """Search from board. moves: the points played since the last root (as tree.Search
+        takes them), to keep the work below them; None starts afresh. The same root (no moves)
+        keeps every child tree. After moves, the first of them names the old root child whose
+        tree holds the new position; each new root child's tree starts as that tree's subtree
+        below the rest of the moves and the child (tree.Search.graft), when it has one. Returns
+        the visits kept at the new root."""
+        old_board, kids = self.board, self.kids
+        self.board = board.copy()
+        self.kids, self._old = [], None
+        if moves is None or old_board is None or old_board.size != board.size:
+            return 0
+        moves = tuple(moves)
+        if not moves:
+            self.kids = kids
+            return self.root_visits
+        for k in kids:
+            if k["point"] == moves[0]:
+                # the old tree keeps only the new position's subtree (in place, no memory
+                # taken), so the grafts below draw on what the rest of it gave back
+                old = k["search"]
+                old.set_root(board, moves[1:])
+                self._old = (old, ())
+                return sum(v for _, v, _, _ in old.children())
+        return 0
+
+    def clear(self):
+        self.kids, self._old = [], None
+
+    def _expand(self, no_pass):
+        b = self.board
+        pri = self.net.priors(b, include_pass=not no_pass)
+        moves = sorted(pri, key=pri.get, reverse=True)[:self.nchildren]
+        if not moves:
+            moves = ["pass"]
+            pri = {"pass": 1.0}
+        total = sum(pri[m] for m in moves) or 1.0
+        if self.reply_priors:
+            values, policies = self.net.child_values(b, moves, policies=True)
+        else:
+            values, policies = self.net.child_values(b, moves), None
+        self.kids = []
+        old, self._old = self._old, None
+        for m in moves:
+            child = b.copy()
+            child.play(m)
+            s = self.make_search()
+            for name, args, kw in self._calls:
+                getattr(s, name)(*args, **kw)
+            s.set_root(child, None)
+            k = {"move": m, "point": b.point(m), "prior": pri[m] / total,
+                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "pending": 0, "rate": None}
+            if old is not None:
+                if self.max_nodes:
+                    s.limit_nodes(self.max_nodes - self.nodes)
+                k["visits"] = s.graft(old[0], old[1] + (k["point"],))
+                k["rate"] = self._rollout_rate(k)
+            if policies is not None:
+                s.set_root_prior(policies[m])   # the replies to m, rated by the net
+            self.kids.append(k)
+
+    def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        if self.board is None:
+            raise ValueError("set_root() first")
+        self.threads = max(1, threads)
+        self.max_playouts = max_playouts
+        self.deadline = time.perf_counter() + seconds if seconds > 0 else 0.0
+        self.seed = 1 if seed is None else int(seed)
+        self._stop = False
+        if not self.kids or (no_pass and any(k["move"] == "pass" for k in self.kids)):
+            self._expand(no_pass)
+        # every child tree gets one worker per thread for the whole search (work_batch)
+        for j, k in enumerate(self.kids):
+            k["search"].prepare(self.threads, 0, 0, False, derive(self.seed, j, ROOT_CHILD_STRIDE))
+            k["pending"] = 0
+        self._done = 0
+        self._lock = threading.Lock()
+
+    def _rollout_rate(self, k):
+        """Win rate of the rollouts below root child k for the player at the root."""
+        kids = k["search"].children()
+        n = sum(v for _, v, _, _ in kids)
+        if n == 0:
+            return None
+        return 1.0 - sum(v * w for _, v, w, _ in kids) / n
+
+    def q(self, k):
+        """Mixed value of root child k; its rollout rate is cached after each batch (reading the
+        child tree's root children for every kid at every selection cost a quarter of the time)."""
+        r = k["rate"]
+        return k["net"] if r is None else (1 - self.lam) * r + self.lam * k["net"]
+
+    def _select(self):
+        """PUCT over the root children, counting the playouts other threads are running."""
+        total = sum(k["visits"] + k["pending"] for k in self.kids)
+        sq = math.sqrt(total + 1)
+        return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq
+                   / (1 + k["visits"] + k["pending"]))
+
+    def work(self, i):
+        """Worker i's root loop: pick a child by PUCT, run a batch of playouts on worker i of
+        its tree (nogil), book the result. Every thread runs this loop; two threads may run
+        the same child's tree at once (its own virtual loss keeps them apart)."""
+        if i >= self.threads:
+            return
+        while True:
+            with self._lock:
+                if self._stop:
+                    break
+                if self.max_playouts:
+                    left = self.max_playouts - self._done - sum(o["pending"] for o in self.kids)
+                else:
+                    left = self.batch
+                if left <= 0 or (self.deadline and time.perf_counter() >= self.deadline):
+                    break
+                k = self._select()
+                n = min(self.batch, left)
+                s = k["search"]
+                if self.max_nodes and not k["pending"]:
+                    # what the others leave; only while no other thread runs this tree
+                    # (tree.Search.limit_nodes is for between runs): a tree that is busy keeps
+                    # the cap it was given when its running batch started
+                    s.limit_nodes(self.max_nodes - self.nodes + s.nodes)
+                k["pending"] += n
+            got = s.work_batch(i, n)
+            with self._lock:
+                k["pending"] -= n
+                k["visits"] += got
+                self._done += got
+                if got:
+                    k["rate"] = self._rollout_rate(k)
+        self._stop = True
+
+    def run(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        t0 = time.perf_counter()
+        self.prepare(threads, max_playouts, seconds, no_pass, seed)
+        workers = [threading.Thread(target=self.work, args=(i,)) for i in range(1, self.threads)]
+        for w in workers:
+            w.start()
+        self.work(0)
+        for w in workers:
+            w.join()
+        return time.perf_counter() - t0
+
+    def stop(self):
+        self._stop = True
+
+    @property
+    def stopped(self):
+        return self._stop
+
+    # --- results, as tree.Search gives them ---
+    @property
+    def playouts(self):
+        """Playouts of the current search (not those kept from earlier ones)."""
+        return self._done
+
+    @property
+    def root_visits(self):
+        return sum(k["visits"] for k in self.kids)
+
+    @property
+    def nodes(self):
+        return sum(k["search"].nodes for k in self.kids)
+
+    @property
+    def capacity(self):
+        return self.max_nodes or sum(k["search"].capacity for k in self.kids)
+
+    @property
+    def full(self):
+        return any(k["search"].full for k in self.kids)
+
+    @property
+    def max_depth(self):
+        return 1 + max((k["search"].max_depth for k in self.kids), default=0)
+
+    def children(self, path=()):
+        """Root: [(point, visits, mixed win rate for the mover, net prior)] in prior order;
+        deeper paths are answered by the child's own tree."""
+        if not path:
+            return [(k["point"], k["visits"], self.q(k), k["prior"]) for k in self.kids]
+        for k in self.kids:
+            if k["point"] == path[0]:
+                return k["search"].children(tuple(path[1:]))
+        return []
+
+    def pv(self, path=(), maxlen=20):
+        if not path:
+            if not self.kids:
+                return []
+            best = max(self.kids, key=lambda k: k["visits"])
+            path = (best["point"],)
+        for k in self.kids:
+            if k["point"] == path[0]:
+                return [path[0]] + list(k["search"].pv(tuple(path[1:]), maxlen - 1))
+        return list(path)
+
+    def ownership(self):
+        """Mean final ownership over this search's playouts (every child tree's)."""
+        if self.board is None:
+            raise ValueError("no position searched yet")
+        n = self.board.size
+        acc, tot = np.zeros((n, n)), 0
+        for k in self.kids:
+            got = k["search"].playouts
+            if got:
+                acc = acc + got * k["search"].ownership()
+                tot += got
+        return acc / tot if tot else acc

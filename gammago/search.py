@@ -1,0 +1,74 @@
+"""What the engine needs from a search: SearchProtocol.
+
+Two searches meet it: gammago.tree.Search (pyx/tree.pyx: UCT with progressive widening, gamma
+priors and rollouts) and gammago.root_search.RootSearch (the net's priors at the root, one
+tree.Search per root child). gammago.engine drives either through these calls alone.
+
+A search is configured (configure, use_gammas, use_gamma_rollouts: kept until changed), given
+a root (set_root), then run: prepare() once, then work(i) on each of `threads` threads until
+the playout cap, the deadline or stop(); run() does all three. Results are read after or during
+a run: children(), pv(), ownership() and the counters.
+"""
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class SearchProtocol(Protocol):
+    # --- configuration (kept across searches) ---
+    def configure(self, **params):
+        """Set tree parameters (names as in gammago.tree.DEFAULTS)."""
+
+    def use_gammas(self, table):
+        """Rate children by a gamma table (None: the cheap built-in rating)."""
+
+    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail_shapes=True):
+        """Roll out with the gamma policy of a table (None: light rollouts)."""
+
+    # --- the root ---
+    def set_root(self, board, moves=None):
+        """Search from board; moves: the points played since the last root, to keep the work
+        below them (None: start afresh). Returns the visits kept at the new root."""
+
+    def clear(self):
+        """Forget the tree (the next search starts afresh)."""
+
+    # --- running ---
+    def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        """Get ready for `threads` workers: stop after max_playouts in all (0: no cap) or
+        `seconds` (0: no limit); no_pass: the root may not pass."""
+
+    def work(self, i):
+        """Run worker i until the search ends (called on its own thread)."""
+
+    def stop(self):
+        """End the search: every worker returns soon."""
+
+    def run(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
+        """prepare, work on `threads` threads, join; returns the seconds taken."""
+
+    # --- results ---
+    @property
+    def playouts(self):
+        """Playouts of the current search."""
+
+    @property
+    def root_visits(self):
+        """Visits of the root (kept ones included)."""
+
+    @property
+    def nodes(self):
+        """Nodes the search holds now."""
+
+    @property
+    def full(self):
+        """True once the search ran out of memory for new nodes."""
+
+    def children(self, path=()):
+        """[(point, visits, win rate for the mover, rating)] of the node reached by path."""
+
+    def pv(self, path=(), maxlen=20):
+        """The most visited line from the node reached by path (path included)."""
+
+    def ownership(self):
+        """Mean final ownership over this search's playouts, +1 Black .. -1 White, [row, col]
+        (row 0 = line 1); before any search it may raise ValueError."""

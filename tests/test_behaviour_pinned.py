@@ -1,0 +1,83 @@
+"""The engine's choices pinned: at fixed playouts and seed on one thread the search is
+deterministic, so the move it plays and the visits of its top root children are fixed numbers.
+A change that means to keep behaviour (a refactor, a speed-up) must leave them as they are;
+a change that means to alter play updates them, and says so.
+
+Two settings, both the defaults a user gets (--mode auto): 9x9 plays UCT with rollouts, 19x19
+net-root (the net's priors at the root, a UCT tree per root child). Each scenario plays two
+moves in one engine, so the second search starts from the subtree kept from the first (tree
+reuse)."""
+import os
+
+import pytest
+
+from gammago import shipped_dir
+from gammago.engine import Engine, EngineConfig
+
+SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
+TOP = 4          # root children pinned per search (visits, best first)
+EXPECTED_GAME = ("D6 D7 E7 C6 C5 B6 D5 D8 F6 G4 F4 G3 F3 G5 G6 H6 H7 H5 F5 G2 F2 B5 B4 A4 B3 C4 "
+                 "D4 D3 C2 F1 E1 G1 C3 E2 D1 E8 F8 C7 E3 A5 B8 A7 A8 C9 B7 E9 F9 G7 G8 H8",
+                 ["D3", "E2"], "B+0.5")
+
+# (size, playouts, moves before the first genmove, colour to move, the reply between the two
+#  genmoves, expected [(move, [(child, visits)...]) for each genmove])
+SCENARIOS = {
+    "9x9 rollouts, empty board": (
+        9, 3000, [], "b", "E5",
+        [('F6', [('F6', 842), ('G6', 551), ('D7', 423), ('D6', 247)]),
+         ('E6', [('E6', 1144), ('G4', 380), ('D6', 340), ('F5', 246)])]),
+    "9x9 rollouts, opening": (
+        9, 3000, [("b", "E5"), ("w", "C4"), ("b", "D3"), ("w", "G5")], "b", "C6",
+        [('D4', [('D4', 712), ('F4', 510), ('F3', 359), ('F7', 329)]),
+         ('D6', [('D6', 1265), ('C5', 573), ('C3', 321), ('D7', 309)])]),
+    "19x19 net-root, empty board": (
+        19, 800, [], "b", "Q16",
+        [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),
+         ('Q4', [('Q4', 160), ('D3', 112), ('D4', 80), ('C3', 64)])]),
+    "19x19 net-root, corner approach": (
+        19, 800, [("b", "Q16"), ("w", "D4"), ("b", "Q4"), ("w", "D16"), ("b", "C14")], "w",
+        "C12",
+        [('F17', [('F17', 368), ('G16', 64), ('E14', 32), ('C9', 32)]),
+         ('O3', [('O3', 144), ('K3', 80), ('L17', 80), ('C15', 64)])]),
+}
+
+
+def play_scenario(size, playouts, setup, colour, reply):
+    e = Engine(EngineConfig(playouts=playouts, seed=1, threads=1))
+    e.new_game(size, 7.5)
+    for c, v in setup:
+        e.play(c, v)
+    out = []
+    other = "w" if colour == "b" else "b"
+    for turn in range(2):
+        move = e.genmove(colour)
+        out.append((move, [(d["move"], d["visits"]) for d in e.last_infos[:TOP]]))
+        if turn == 0:
+            e.play(other, reply if reply != move else "pass")
+    return e, out
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_moves_and_root_visits_are_pinned(name):
+    size, playouts, setup, colour, reply, expected = SCENARIOS[name]
+    if size >= 13 and not os.path.isfile(SHIPPED_MODEL):
+        pytest.skip("the shipped net is not here")
+    e, got = play_scenario(size, playouts, setup, colour, reply)
+    assert e.mode == ("rollouts" if size < 13 else "net-root")
+    assert got == expected
+
+
+def test_self_play_and_its_final_score_are_pinned():
+    """A short 9x9 self-play game at fixed playouts, then the dead stones and the score
+    (final_status_list / final_score: a flat Monte-Carlo search on the position)."""
+    e = Engine(EngineConfig(playouts=300, seed=2, threads=1, mode="rollouts"))
+    e.new_game(9, 7.5)
+    moves = []
+    for i in range(50):
+        m = e.genmove("bw"[i % 2])
+        moves.append(m)
+        if m == "resign" or moves[-2:] == ["pass", "pass"]:
+            break
+    got = (" ".join(moves), e.final_status_list("dead"), e.final_score())
+    assert got == EXPECTED_GAME

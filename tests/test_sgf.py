@@ -94,8 +94,8 @@ def _sgf_of_moves(size, moves):
 
 
 def _gnugo_position(gnugo_path, path, upto=None):
-    from gtp_client import GTPClient
-    with GTPClient([gnugo_path, "--mode", "gtp", "--chinese-rules"]) as g:
+    from gammago.gtp_process import GtpProcess
+    with GtpProcess([gnugo_path, "--mode", "gtp", "--chinese-rules"], "gnugo") as g:
         load = f"loadsgf {path}" + ("" if upto is None else f" {upto + 1}")
         (ok, colour), (_, black), (_, white) = g.pipeline([load, "list_stones black",
                                                            "list_stones white"])

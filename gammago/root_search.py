@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from gammago import prior
 from gammago.seeds import ROOT_CHILD_STRIDE, derive
 
 ROOT_CHILDREN = 20      # root moves searched: the net's top moves
@@ -59,6 +60,7 @@ class RootSearch:
         self.reply_priors = bool(reply_priors)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
         self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
+        self.ladders = True       # the ladder reader adjusts the net's priors, as the trees'
         self.board = None
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
@@ -114,6 +116,12 @@ class RootSearch:
     def _expand(self, no_pass):
         b = self.board
         pri = self.net.priors(b, include_pass=not no_pass)
+        if self.ladders and pri:
+            # the trees' ladder reading on the net's priors too: an escape that is still
+            # captured drops out of the root's moves, an atari that starts a ladder that
+            # fails is lowered, one that kills is raised (prior.ladder_factors)
+            vs = list(pri)
+            pri = {v: pri[v] * f for v, f in zip(vs, prior.ladder_factors(b, vs))}
         moves = sorted(pri, key=pri.get, reverse=True)[:self.nchildren]
         if not moves:
             moves = ["pass"]

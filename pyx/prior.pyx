@@ -3,14 +3,16 @@
 rule-based rating, the gamma rating, and the ladder adjustment read by pyx/tactics. The tree
 (pyx/tree.pyx) plugs one of the ratings into its prior_t hook and applies the ladder adjustment
 on top when its ladders are on."""
+import array
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, uint64_t
-from gammago.board cimport board_t, EMPTY, PASS, LIB_WORDS
+from gammago.board cimport Board, board_t, EMPTY, PASS, LIB_WORDS
 from gammago.features cimport move_features, rollout_features, team_gamma, NGROUPS
-from gammago.tactics cimport tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_BUDGET
+from gammago.tactics cimport libs_after, tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_NO, TAC_BUDGET
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+    int ctz64 "__builtin_ctzll"(unsigned long long) nogil
 
 # =============================================================================================
 # Priors: the default cheap rating (captures, escapes, self-atari, nearness to the last move,
@@ -119,14 +121,61 @@ cdef void prior_gamma_rollout(void* ctx, const board_t* b, int c, const int16_t*
 # ---------------------------------------------------------------------------------------------
 cdef double LADDER_ESCAPE_FACTOR = 1e-4   # 4 decades: the bottom of the log-scaled rating
 cdef double LADDER_ATARI_FACTOR = 4.0
+cdef double LADDER_FUTILE_FACTOR = 0.1    # an atari that starts a ladder that fails
+
+cdef inline int _other_lib(const board_t* b, int h, int p) noexcept nogil:
+    """The liberty of the two-liberty string h that is not p."""
+    cdef int w, bit
+    cdef uint64_t x
+    for w in range(b.nwords):
+        x = b.libs[h * b.nwords + w]
+        while x:
+            bit = ctz64(x)
+            x &= x - 1
+            if w * 64 + bit != p:
+                return w * 64 + bit
+    return PASS
+
+cdef inline bint _ladder_start(const board_t* b, int p, int c) noexcept nogil:
+    """c playing p puts an opponent string in atari, captures nothing, and the string's
+    extension at its last liberty leaves it two liberties: the first move of a ladder."""
+    cdef int k, q, h, l, res = 0
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == 3 - c:
+            h = b.head[q]
+            if b.nlibs[h] == 1:
+                return 0
+            if b.nlibs[h] == 2:
+                l = _other_lib(b, h, p)
+                # the extension's liberties on this board count p, which c will hold
+                if l != PASS and libs_after(b, l, 3 - c, 4) - 1 == 2:
+                    res = 1
+    return res
 
 cdef void prior_ladders(const board_t* b, int c, const int16_t* moves, int n, float* r) noexcept nogil:
-    cdef int i, p
+    cdef int i, p, a
     for i in range(n):
         p = moves[i]
         if p == PASS:
             continue
         if tac_escape_fails(b, p, c, TAC_BUDGET) == TAC_YES:
             r[i] *= LADDER_ESCAPE_FACTOR
-        elif tac_atari_works(b, p, c, TAC_BUDGET) == TAC_YES:
-            r[i] *= LADDER_ATARI_FACTOR
+        else:
+            a = tac_atari_works(b, p, c, TAC_BUDGET)
+            if a == TAC_YES:
+                r[i] *= LADDER_ATARI_FACTOR
+            elif a == TAC_NO and LADDER_FUTILE_FACTOR != 1.0 and _ladder_start(b, p, c):
+                r[i] *= LADDER_FUTILE_FACTOR
+
+
+def ladder_factors(Board board not None, vertices):
+    """The ladder adjustment (prior_ladders) of each move in `vertices` for the side to move:
+    LADDER_ESCAPE_FACTOR, LADDER_ATARI_FACTOR or 1.0. For priors made outside the tree (the
+    net's, at net-root's root)."""
+    cdef int n = len(vertices), i
+    cdef int16_t[:] moves = array.array("h", [board.point(v) for v in vertices]) if n else None
+    cdef float[:] r = array.array("f", [1.0] * n) if n else None
+    if n:
+        prior_ladders(board.b, board.b.to_move, &moves[0], n, &r[0])
+    return [float(r[i]) for i in range(n)]

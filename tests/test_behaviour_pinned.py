@@ -16,21 +16,21 @@ from gammago.engine import Engine, EngineConfig
 
 SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
 TOP = 4          # root children pinned per search (visits, best first)
-EXPECTED_GAME = ("D6 D7 E7 C6 C5 B6 D5 D8 F6 G4 F4 G3 F3 G5 G6 H6 H7 H5 F5 G2 F2 B5 B4 A4 B3 C4 "
-                 "D4 D3 C2 F1 E1 G1 C3 E2 D1 E8 F8 C7 E3 A5 B8 A7 A8 C9 B7 E9 F9 G7 G8 H8",
-                 ["D3", "E2"], "B+0.5")
+EXPECTED_GAME = ("D6 D7 E7 C6 C7 D8 C5 B6 B7 E6 D5 F7 F8 F6 B5 G3 G4 F3 F4 E4 E5 F5 G7 G8 G5 E8 "
+                 "H7 E3 C3 H3 H4 G6 H6 F9 H8 J4 H5 H9 J5 J3 D4 D3 resign",
+                 ['B6', 'C6', 'F4', 'G4', 'G5', 'G7', 'H4', 'H5', 'H6', 'H7', 'H8', 'J5'], "W+34.5")
 
 # (size, playouts, moves before the first genmove, colour to move, the reply between the two
 #  genmoves, expected [(move, [(child, visits)...]) for each genmove])
 SCENARIOS = {
     "9x9 rollouts, empty board": (
         9, 3000, [], "b", "E5",
-        [('F6', [('F6', 842), ('G6', 551), ('D7', 423), ('D6', 247)]),
-         ('E6', [('E6', 1144), ('G4', 380), ('D6', 340), ('F5', 246)])]),
+        [('G6', [('G6', 566), ('F6', 481), ('D7', 437), ('D6', 419)]),
+         ('F4', [('F4', 783), ('F5', 452), ('G4', 325), ('D7', 320)])]),
     "9x9 rollouts, opening": (
         9, 3000, [("b", "E5"), ("w", "C4"), ("b", "D3"), ("w", "G5")], "b", "C6",
-        [('D4', [('D4', 712), ('F4', 510), ('F3', 359), ('F7', 329)]),
-         ('D6', [('D6', 1265), ('C5', 573), ('C3', 321), ('D7', 309)])]),
+        [('C3', [('C3', 714), ('G3', 570), ('F6', 426), ('F4', 368)]),
+         ('D6', [('D6', 728), ('D4', 706), ('B4', 502), ('D7', 216)])]),
     "19x19 net-root, empty board": (
         19, 800, [], "b", "Q16",
         [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),

@@ -680,3 +680,43 @@ def test_net_root_child_trees_share_the_engine_memory_bound():
         held = sum(k["search"].memory for k in kids) + e._tree_search.memory
         assert held == e.budget.used_bytes <= e.budget.limit_bytes + 21 * tree.CHUNK_BYTES
     assert e.search.root_visits > 0
+
+
+@needs_model
+def test_root_search_reads_ladders_on_the_nets_priors():
+    """At net-root's root, the net's prior of an escape into a working ladder is cut as the
+    trees' priors are (prior.ladder_factors), so a net that likes the escape does not make it
+    a root move."""
+    from gammago import tree
+    from test_board_cases import from_diagram
+    board = from_diagram([". . . . . . . . .",
+                          ". . . . . . . . .",
+                          ". . . . . . . . .",
+                          ". . . . . . . . .",
+                          ". . . . . . . . .",
+                          ". . X O . . . . .",
+                          ". . . X X . . . .",
+                          ". . . . . . . . .",
+                          ". . . . . . . . ."])
+    board.play("D5", "b")                 # white D4 in atari; E4 runs into a working ladder
+
+    class LikesTheEscape:
+        def __init__(self, net):
+            self.net = net
+
+        def priors(self, b, include_pass=True):
+            pri = self.net.priors(b, include_pass=include_pass)
+            pri["E4"] = 10.0 * max(pri.values())
+            return pri
+
+        def child_values(self, *args, **kw):
+            return self.net.child_values(*args, **kw)
+
+    net = LikesTheEscape(N.Net(SHIPPED, seed=1))
+    for ladders in (False, True):
+        rs = RootSearch(net, lambda: tree.Search(5000, seed=1), children=4)
+        rs.ladders = ladders
+        rs.set_root(board)
+        rs.run(1, 50)
+        moves = [k["move"] for k in rs.kids]
+        assert ("E4" in moves) == (not ladders), moves

@@ -148,3 +148,34 @@ def test_the_read_feature_groups_are_the_readers_answers(seed):
             seen.update((name, lv) for name, lv in zip(("ladder", "race", "nakade"), got) if lv)
     if seed == 0:
         assert {("ladder", 1), ("ladder", 2), ("ladder", 3), ("race", 1)} <= seen, seen
+
+
+def test_the_trees_ladder_adjustment():
+    """The priors' ladder adjustment (prior.ladder_factors, as the tree and net-root's root apply
+    it): an atari that starts a working ladder is raised, one that starts a ladder the opponent
+    escapes is lowered, an atari whose string runs out to three liberties is left alone, and an
+    escape into a working ladder is lowered most."""
+    from gammago import prior
+    from test_board_cases import from_diagram
+    ladder = [". . . . . . . . .",
+              ". . . . . . . . .",
+              ". . . . . . . . .",
+              ". . . . . . . . .",
+              ". . . . . . . . .",
+              ". . X O . . . . .",
+              ". . . X X . . . .",
+              ". . . . . . . . .",
+              ". . . . . . . . ."]
+    broken = list(ladder)
+    broken[2] = ". . . . . . O . ."       # G7 breaks the ladder D5 E4 F4 E5 ...
+    up, futile, plain = prior.ladder_factors(from_diagram(ladder), ["D5", "E4", "A1"])
+    assert up > 1.0 and futile == 1.0 and plain == 1.0     # E4 drives D4 out to three liberties
+    down, out, plain = prior.ladder_factors(from_diagram(broken), ["D5", "E4", "A1"])
+    assert down < 1.0 and out == 1.0 and plain == 1.0
+    # after the atari at D5, white's escape at E4: into the working ladder, or out of the broken one
+    for diagram, fails in ((ladder, True), (broken, False)):
+        board = from_diagram(diagram)
+        board.play("D5", "b")
+        assert bool(tactics.escape_fails(board, "E4")) == fails
+        (escape,) = prior.ladder_factors(board, ["E4"])
+        assert (escape < down) if fails else escape == 1.0

@@ -24,7 +24,10 @@ The referee (policy, also in docs/BENCHMARKS.md):
 The record (--json FILE) is rewritten after every game, atomically, so a match stopped in any way
 (Ctrl-C, a killed process, a rebooted machine) keeps every finished game; the same command with
 --resume continues it, playing only the missing games (a larger --games extends a finished match).
-It refuses a record made with other settings (engines, size, komi, seed, time, SPRT).
+It refuses a record made with other settings (engines, size, komi, handicap, seed, time, SPRT).
+
+With --handicap N, Black gets the spec's fixed layout of N stones (both engines are sent
+`fixed_handicap N` and must answer those points) and White moves first.
 
 One game and its referee: gammago/referee.py; the settings, the results, their table and the
 record: gammago/match_record.py.
@@ -178,6 +181,10 @@ def add_arguments(p):
     p.add_argument("--games", type=int, default=10, help="games to play (SPRT: at most)")
     p.add_argument("--size", type=int, default=9, help="board size (5 to 19)")
     p.add_argument("--komi", type=float, default=7.0)
+    p.add_argument("--handicap", type=int, default=0, metavar="N",
+                   help="Black gets N stones (GTP fixed_handicap, the spec's layout; 2 to 9 on odd "
+                        "sizes from 9x9, 2 to 4 on 7x7 and even sizes) and White moves first; give "
+                        "--komi too (0.5 is usual); --black/--white keep the colours fixed")
     p.add_argument("--parallel", type=int, default=1, help="games played at the same time")
     p.add_argument("--seed", type=int, default=1, help="game k gets seed SEED+k ({seed} in commands)")
     p.add_argument("--time-per-move", type=float, default=0.0, metavar="S",
@@ -224,6 +231,12 @@ def config_from_args(args):
         raise ValueError(f"--size must be 5 to 19, not {args.size}")
     if args.parallel < 1:
         raise ValueError(f"--parallel must be >= 1, not {args.parallel}")
+    if args.handicap:
+        from gammago.handicap import fixed_points
+        try:
+            fixed_points(args.size, args.handicap)
+        except ValueError as e:
+            raise ValueError(f"--handicap {args.handicap} on {args.size}x{args.size}: {e}") from None
     if args.time_per_move < 0 or args.move_timeout < 0:
         raise ValueError("--time-per-move and --move-timeout must not be negative")
     if not (0 < args.alpha < 0.5 and 0 < args.beta < 0.5):
@@ -243,7 +256,8 @@ def config_from_args(args):
             print(f"warning: engine{k} looks like GNU Go without --seed {{seed}}: it will play the "
                   "same game every time", file=sys.stderr)
     return MatchConfig(engines={1: e1, 2: e2}, names={1: args.name1 or "", 2: args.name2 or ""},
-                       games=args.games, size=args.size, komi=args.komi, parallel=args.parallel,
+                       games=args.games, size=args.size, komi=args.komi,
+                       handicap=args.handicap, parallel=args.parallel,
                        alternate=alternate, seed=args.seed, time_per_move=args.time_per_move,
                        time_settings_to=args.time_settings_to, move_timeout=args.move_timeout,
                        max_moves=args.max_moves, sgf_dir=args.sgf_dir, sprt=sprt,

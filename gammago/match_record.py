@@ -41,6 +41,7 @@ class MatchConfig:
     games: int = 10
     size: int = 9
     komi: float = 7.0
+    handicap: int = 0          # fixed handicap stones for Black (GTP fixed_handicap), White first
     parallel: int = 1
     alternate: bool = True
     seed: int = 1
@@ -126,6 +127,7 @@ def format_table(s, cfg):
 
     lines = [f"{cfg.games if not cfg.sprt else 'up to ' + str(cfg.games)} games planned, "
              f"{s['games']} played on {cfg.size}x{cfg.size}, komi {cfg.komi:g}"
+             + (f", {cfg.handicap} handicap stones" if cfg.handicap else "")
              + (f", {cfg.time_per_move:g} s a move" if cfg.time_per_move else "")
              + (f" ({s['abandoned']} abandoned)" if s["abandoned"] else ""),
              "",
@@ -157,7 +159,7 @@ def format_table(s, cfg):
 # --- the record: written after every game, read back by --resume --------------------------------
 # what defines a match: a record may be continued only under the same values (--games,
 # --parallel, --sgf-dir and the labels may change)
-RESUME_FIELDS = ("engines", "size", "komi", "alternate", "seed", "time_per_move",
+RESUME_FIELDS = ("engines", "size", "komi", "handicap", "alternate", "seed", "time_per_move",
                  "time_settings_to", "move_timeout", "max_moves", "sprt", "alpha", "beta")
 
 
@@ -189,8 +191,9 @@ def read_record(path, cfg):
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"{path}: not a match record: {type(e).__name__}: {e}") from None
     now = _jsonable(dataclasses.asdict(cfg))
+    defaults = {"handicap": 0}            # records written before the field existed
     for k in RESUME_FIELDS:
-        if old.get(k) != now[k]:
+        if old.get(k, defaults.get(k)) != now[k]:
             raise ValueError(f"{path}: recorded with {k} = {old.get(k)!r}, now {now[k]!r}: "
                              "a match resumes only with the same settings")
     names = {int(k): v for k, v in old.get("names", {}).items()}

@@ -7,6 +7,7 @@ import os
 import time
 
 from gammago.board import Board
+from gammago.handicap import fixed_points
 from gammago.gtp_process import (COMMAND_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess,
                                  expand_command)
 from gammago.match_record import GameResult
@@ -35,6 +36,9 @@ def play_game(cfg, index, stop=None):
     number = {"b": 1 if e1_black else 2, "w": 2 if e1_black else 1}
     seed = cfg.seed + index
     referee = Board(cfg.size, cfg.komi)
+    stones = fixed_points(cfg.size, cfg.handicap) if cfg.handicap else []
+    if stones:
+        referee.setup(black=stones)
     move_timeout = {n: move_limit(cfg, n) for n in (1, 2)}
     max_moves = cfg.max_moves or 4 * cfg.size * cfg.size
     moves, comments = [], {}
@@ -63,12 +67,17 @@ def play_game(cfg, index, stop=None):
                 eng.send(f"boardsize {cfg.size}", COMMAND_TIMEOUT_S)
                 eng.send("clear_board", COMMAND_TIMEOUT_S)
                 eng.send(f"komi {cfg.komi:g}", COMMAND_TIMEOUT_S)
+                if stones:
+                    placed = eng.send(f"fixed_handicap {len(stones)}", COMMAND_TIMEOUT_S).upper().split()
+                    if sorted(placed) != sorted(stones):
+                        raise EngineFailure("error", f"engine{n} placed the handicap stones "
+                                                     f"{' '.join(placed)}, not {' '.join(stones)}")
                 if cfg.time_per_move and cfg.time_settings_to in ("both", str(n)):
                     eng.send(f"time_settings 0 {cfg.time_per_move:g} 1", COMMAND_TIMEOUT_S)
             except EngineFailure as e:
                 forfeit(c, e.reason, e.detail)
                 raise
-        colour, passes = "b", 0
+        colour, passes = ("w" if stones else "b"), 0
         while True:
             if stop is not None and stop.is_set():
                 winner, reason, detail, result = "x", "abandoned", "match stopped", ""
@@ -130,7 +139,8 @@ def play_game(cfg, index, stop=None):
         comment = (f"gammago match game {index + 1}, seed {seed}: {reason}: {detail}\n"
                    f"Black: engine{number['b']}: {cfg.engines[number['b']]}\n"
                    f"White: engine{number['w']}: {cfg.engines[number['w']]}")
-        data = game_sgf(cfg.size, cfg.komi, moves, result=result or None,
+        data = game_sgf(cfg.size, cfg.komi, moves, setup_black=stones,
+                        handicap=len(stones) or None, result=result or None,
                         black=cfg.names[number["b"]], white=cfg.names[number["w"]],
                         comment=comment, move_comments=comments,
                         game_comment="refereed by gammago: positional superko, suicide illegal, "

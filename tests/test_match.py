@@ -271,3 +271,27 @@ def test_bad_options_are_named():
     p = subprocess.run([sys.executable, "-m", "gammago", "match", "--engine1", "x"],
                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
     assert p.returncode == 2 and p.stderr.startswith("gammago match: ")
+
+
+@pytest.mark.gnugo
+def test_a_handicap_game(tmp_path, gnugo_path):
+    """--handicap: both engines place the spec's stones (fixed_handicap), White moves first,
+    the SGF holds the stones (AB, HA) and replays; an engine that does not place them loses."""
+    c = cfg(TINY, "gnugo:1", games=1, size=9, komi=0.5, handicap=2, sgf_dir=str(tmp_path),
+            alternate=False, max_moves=200)
+    r = play_game(c, 0)
+    assert r.reason in ("score", "resign", "max-moves"), r.detail
+    game = sgfmill_sgf.Sgf_game.from_bytes(open(r.sgf, "rb").read())
+    root = game.get_root()
+    assert sorted(format_vertex(p) for p in root.get_setup_stones()[0]) == ["C3", "G7"]
+    assert root.get("HA") == 2 and game.get_komi() == 0.5
+    assert game.get_main_sequence()[1].get_move()[0] == "w"
+    r = play_game(cfg(f"{SCRIPTED} pass", "gnugo:1", komi=0.5, handicap=2, alternate=False), 0)
+    assert (r.reason, r.winner_engine) == ("error", 2) and "handicap" in r.detail
+    import argparse
+    from gammago import match
+    parser = argparse.ArgumentParser()
+    match.add_arguments(parser)
+    with pytest.raises(ValueError, match="--handicap 5 on 8x8: invalid number of stones"):
+        match.config_from_args(parser.parse_args(["--engine1", "x", "--engine2", "y",
+                                                  "--handicap", "5", "--size", "8"]))

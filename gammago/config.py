@@ -54,10 +54,10 @@ PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollo
                              # gammas as prior against version 3's, 2,000 playouts: 51.0%
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
-                             # instructions a playout (BENCHMARKS "Rollouts: quality")
+                             # instructions a playout (docs/experiments/rollout-nakade.md)
 ROLLOUT_LIGHT_AFTER = 5      # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_LARGE_SIZE; vs GNU
-                             # Go at 1 s (BENCHMARKS "Rollouts: quality"), with the tail's
+                             # Go at 1 s (docs/experiments/light-tail.md), with the tail's
                              # shapes: N = 5 91.4% (280 games), N = 10 90.0% (300), +29 Elo, not
                              # significant, for ~10% fewer instructions in the search (callgrind,
                              # without the shapes); without the shapes N = 10 86.5%, N = 20
@@ -68,7 +68,7 @@ ROLLOUT_LIGHT_AFTER_LARGE = 10  # 19x19 self-play at 0.5 s a move (net-root, --n
                              # and a better evaluation); 13x13 at 0.5 s: 55.0% (60 games, +35,
                              # not significant) (BENCHMARKS "Net-root: the rollouts' light tail")
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
-                             # (0.3 worse; BENCHMARKS "Rollouts: quality")
+                             # (0.3 worse; docs/experiments/rollout-power.md)
 AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
                              # (net-root over rollouts at equal time: 19x19 +585 Elo, 13x13
                              # +232, 9x9 +0; vs GNU Go on 9x9 60.0% against 71.5-75.5%;

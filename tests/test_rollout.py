@@ -374,7 +374,7 @@ def test_nakade_needs_a_region_enclosed_by_one_colour():
     three = (["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"])
     assert rollout.vital_point(_closed(*three)) == "B1"
     # whether White has liberties elsewhere is not asked (a stricter rule, only the group's
-    # last eye space, played worse: BENCHMARKS "Rollouts: quality")
+    # last eye space, played worse: docs/experiments/rollout-nakade.md)
     assert rollout.vital_point(_closed(*three, ring=False)) == "B1"
     # a black stone touches the region
     assert rollout.vital_point(_closed(["A2", "B2", "C2"], "D2", ["A1", "B1", "C1"],

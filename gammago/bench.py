@@ -172,8 +172,8 @@ NET_ROOT_OPENING = ("Q16", "D4", "Q4", "D16", "C14", "R6", "O3", "F17")
 
 def net_root_figures(runs, quick, seed):
     """Playouts/s of the engine's net-root and rollouts searches (19x19, 1 and 2 threads, the
-    engine's defaults, fixed playouts) and the median of their per-run ratio; {} without the
-    shipped model."""
+    engine's defaults, fixed playouts: medians over the runs) and the median of their per-run
+    ratio; {} without the shipped model."""
     import os
     import time
     from gammago import net
@@ -199,6 +199,7 @@ def net_root_figures(runs, quick, seed):
                 e.search.run(threads, n, 0, False, seed + i)
                 rates[mode].append(e.search.playouts / (time.perf_counter() - t0))
         out[f"net_root_playouts_per_s_19_{threads}t"] = round(statistics.median(rates["net-root"]), 1)
+        out[f"net_root_rollouts_playouts_per_s_19_{threads}t"] = round(statistics.median(rates["rollouts"]), 1)
         out[f"net_root_vs_rollouts_19_{threads}t"] = round(statistics.median(
             a / b for a, b in zip(rates["net-root"], rates["rollouts"])), 3)
     return out

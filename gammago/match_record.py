@@ -167,16 +167,22 @@ def _jsonable(x):
     return json.loads(json.dumps(x, default=str))
 
 
-def write_record(path, cfg, results, summary, finished):
-    """The match as JSON (config, summary, every game), replaced atomically: a match killed at any
-    moment leaves the record of its last finished game."""
-    data = {"config": dataclasses.asdict(cfg), "finished": finished, "summary": summary,
-            "games": [dataclasses.asdict(r) for r in sorted(results, key=lambda r: r.index)
-                      if r.winner != "x"]}
+def write_json(path, data):
+    """Replace the JSON file at path atomically (a temporary file, then a rename): a run killed at
+    any moment leaves the last complete record (match and regress records)."""
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w") as f:
         json.dump(data, f, indent=1, default=str)
+        f.write("\n")
     os.replace(tmp, path)
+
+
+def write_record(path, cfg, results, summary, finished):
+    """The match as JSON (config, summary, every game), replaced atomically: a match killed at any
+    moment leaves the record of its last finished game."""
+    write_json(path, {"config": dataclasses.asdict(cfg), "finished": finished, "summary": summary,
+                      "games": [dataclasses.asdict(r) for r in sorted(results, key=lambda r: r.index)
+                                if r.winner != "x"]})
 
 
 def read_record(path, cfg):

@@ -31,7 +31,6 @@ chose an acceptable move. One engine process per file; one file at a time, or, w
 """
 import dataclasses
 import fnmatch
-import json
 import os
 import re
 import sys
@@ -39,6 +38,7 @@ import time
 
 from gammago import cluster
 from gammago.gtp_process import UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, expand_command
+from gammago.match_record import write_json
 
 # --- constants ----------------------------------------------------------------------------------
 DEFAULT_ENGINE = "gammago"
@@ -377,14 +377,6 @@ def describe(r):
     return f"{where}{pos}: {r.command}: expected {r.expected}, {got}"
 
 
-def write_record(path, record):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(record, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def make_record(engine, argv, suite, results, by_file, total, errors, notes, finished):
     from gammago import __version__
     return {"engine": engine, "argv": argv, "suite": os.path.abspath(suite),
@@ -483,7 +475,7 @@ def main(args):
     def finished_file(tst, rs, ns):
         per_file[tst.name] = (rs, ns, summarize(rs, sum(1 for it in tst.tests if not it.runs)))
         if args.json:
-            write_record(args.json, summaries(False))
+            write_json(args.json, summaries(False))
 
     client = None
     try:
@@ -531,5 +523,5 @@ def main(args):
         for r in upasses[:FAILURES_SHOWN]:
             print("  " + describe(r))
     if args.json:
-        write_record(args.json, record)
+        write_json(args.json, record)
     return 0

@@ -615,9 +615,13 @@ def test_net_policy_passes_with_no_legal_point():
 def test_bench_compares_net_root_with_rollouts():
     from gammago import bench
     out = bench.net_root_figures(1, True, 1)
-    assert set(out) == {f"net_root_{k}_19_{t}t" for k in ("playouts_per_s", "vs_rollouts")
-                        for t in (1, 2)}
-    assert all(v > 0 for v in out.values())
+    assert set(out) == {f"net_root_{k}_19_{t}t" for k in ("playouts_per_s", "rollouts_playouts_per_s",
+                                                         "vs_rollouts") for t in (1, 2)}
+    for t in (1, 2):
+        net_root, rollouts = out[f"net_root_playouts_per_s_19_{t}t"], out[f"net_root_rollouts_playouts_per_s_19_{t}t"]
+        assert net_root > 0 and rollouts > 0
+        # one run: the ratio is the quotient of the two rates it printed
+        assert out[f"net_root_vs_rollouts_19_{t}t"] == pytest.approx(net_root / rollouts, abs=2e-3)
 
 
 class _WatchedSearch:

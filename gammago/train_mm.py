@@ -40,6 +40,22 @@ MAX_ITER = 60               # MM sweeps at most
 TOL = 1e-4                  # stop when a sweep gains less log-posterior per position
 SLACK = 0.25                # the kept positions may run this fraction over the budget before a cut
 BLOCK_ENTRIES = 1 << 23     # candidate entries per block of teams deduplicated on arrival
+STEP = 1 << 24              # candidate entries per slice of the whole-sample passes
+
+
+def _release_memory(first=False):
+    """Hand freed heap memory back to the system (glibc): the big arrays of one phase are gone
+    before the next phase allocates its own, and before the held-out workers are forked. On
+    the first call, arrays of 1 MiB and more are set to come from the system directly, so that
+    freeing one returns it (glibc's dynamic threshold would keep them in the heap)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        if first:
+            libc.mallopt(-3, 1 << 20)           # M_MMAP_THRESHOLD
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):           # not glibc: nothing to do
+        pass
 
 
 def held_out(name, seed, fraction):
@@ -71,11 +87,13 @@ def _init(cfg):
 
 
 def _extract_chunk(task):
-    """(threshold, [(name, bytes|SgfError, source index)]) -> [('train', name, arrays) |
-    ('held', name, (source index, bytes)) | ('error', name, problem)]. Positions of priority at or
-    above the threshold are not extracted: the budget has no room for them."""
+    """(threshold, [(name, bytes|SgfError, source index)]) -> {"keys": the chunk's distinct team
+    keys, "records": [('train', name, (index into keys, counts, offsets, winner, priorities,
+    positions sampled)) | ('held', name, (source index, bytes)) | ('error', name, problem)]}.
+    Positions of priority at or above the threshold are not extracted: the budget has no room
+    for them. Each chunk's teams are deduplicated here, on the workers."""
     threshold, chunk = task
-    out = []
+    out, train = [], []
     for name, data, src in chunk:
         try:
             if isinstance(data, sgf.SgfError):
@@ -94,13 +112,20 @@ def _extract_chunk(task):
             take &= prio < threshold
             keys, counts, offs, win, mvn = F.extract_game(game.board(), game.moves,
                                                           take.astype(np.uint8))
-            out.append(("train", name, (keys, counts.astype(np.uint16), offs,
-                                        win.astype(np.int16), prio[mvn], sampled)))
+            train.append(keys)
+            out.append(("train", name, [None, counts.astype(np.uint16), offs,
+                                        win.astype(np.int16), prio[mvn], sampled]))
         except sgf.SgfError as e:
             out.append(("error", name, e.problem))
         except ValueError as e:
             out.append(("error", name, str(e)))
-    return out
+    uniq = np.zeros(0, dtype=np.int64)
+    if train:
+        uniq, index = np.unique(np.concatenate(train), return_inverse=True)
+        parts = np.split(index.astype(np.int32), np.cumsum([len(k) for k in train])[:-1])
+        for (kind, _, payload), part in zip((r for r in out if r[0] == "train"), parts):
+            payload[0] = part
+    return {"keys": uniq, "records": out}
 
 
 class _Block:
@@ -110,11 +135,14 @@ class _Block:
     def __init__(self, uniq, index, counts, sizes, win, prio):
         self.uniq, self.index, self.counts = uniq, index, counts
         self.sizes, self.win, self.prio = sizes, win, prio
+        self._drop_unused()
 
-    @classmethod
-    def of(cls, keys, counts, sizes, win, prio):
-        uniq, index = np.unique(keys, return_inverse=True)
-        return cls(uniq, index.astype(np.int32), counts, sizes, win, prio)
+    def _drop_unused(self):
+        used = np.zeros(len(self.uniq), dtype=bool)
+        used[self.index] = True
+        if not used.all():
+            self.index = (np.cumsum(used) - 1).astype(np.int32)[self.index]
+            self.uniq = self.uniq[used]
 
     @property
     def entries(self):
@@ -123,21 +151,26 @@ class _Block:
     def keep(self, mask):
         """Only the positions where mask is true; team keys no longer used are dropped."""
         entries = np.repeat(mask, self.sizes)
-        index = self.index[entries]
-        used = np.zeros(len(self.uniq), dtype=bool)
-        used[index] = True
-        renumber = (np.cumsum(used) - 1).astype(np.int32)
-        self.index, self.uniq = renumber[index], self.uniq[used]
-        self.counts = self.counts[entries]
+        self.index, self.counts = self.index[entries], self.counts[entries]
         self.sizes, self.win, self.prio = self.sizes[mask], self.win[mask], self.prio[mask]
+        self._drop_unused()
 
     @classmethod
-    def merge(cls, blocks):
-        uniq = np.unique(np.concatenate([b.uniq for b in blocks]))
-        index = np.concatenate([np.searchsorted(uniq, b.uniq).astype(np.int32)[b.index]
-                                for b in blocks])
-        cat = lambda f: np.concatenate([getattr(b, f) for b in blocks])  # noqa: E731
-        return cls(uniq, index, cat("counts"), cat("sizes"), cat("win"), cat("prio"))
+    def merge(cls, parts):
+        """One block of [(sorted keys, [(index into them, counts, sizes, winner, priorities)])]."""
+        uniq, inverse = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
+        cols, at = [[] for _ in range(5)], 0
+        for keys, runs in parts:
+            renumber = inverse[at: at + len(keys)].astype(np.int32)
+            at += len(keys)
+            for index, *rest in runs:
+                cols[0].append(renumber[index])
+                for c, x in zip(cols[1:], rest):
+                    c.append(x)
+        return cls(uniq, *(np.concatenate(c) for c in cols))
+
+    def part(self):
+        return self.uniq, [(self.index, self.counts, self.sizes, self.win, self.prio)]
 
 
 class Sample:
@@ -151,24 +184,34 @@ class Sample:
         self.budget = budget
         self.threshold = 1.0          # priorities at or above it are out
         self.blocks = []              # sealed _Blocks, oldest first
-        self._open = []               # games since the last block: (keys, counts, sizes, win, prio)
+        self._open = []               # chunks since the last block: (keys, [game runs])
         self._open_entries = 0
         self.positions = 0            # kept now
         self.sampled = 0              # positions the per-game sampling offered
 
     def add(self, keys, counts, offs, win, prio, sampled):
-        self.sampled += sampled
-        sizes = np.diff(offs).astype(np.int16)
-        keep = prio < self.threshold
-        if not keep.all():
-            entries = np.repeat(keep, sizes)
-            keys, counts = keys[entries], counts[entries]
-            sizes, win, prio = sizes[keep], win[keep], prio[keep]
-        if not len(prio):
+        """One game: its positions' team keys (offsets per position) as extract_game gives them."""
+        uniq, index = np.unique(keys, return_inverse=True)
+        self.add_chunk(uniq, [(index.astype(np.int32), counts, offs, win, prio, sampled)])
+
+    def add_chunk(self, keys, games):
+        """Games whose team keys are given as indices into one array of distinct keys."""
+        runs = []
+        for index, counts, offs, win, prio, sampled in games:
+            self.sampled += sampled
+            sizes = np.diff(offs).astype(np.int16)
+            keep = prio < self.threshold
+            if not keep.all():
+                entries = np.repeat(keep, sizes)
+                index, counts = index[entries], counts[entries]
+                sizes, win, prio = sizes[keep], win[keep], prio[keep]
+            if len(prio):
+                runs.append((index, counts, sizes, win, prio))
+                self._open_entries += len(index)
+                self.positions += len(prio)
+        if not runs:
             return
-        self._open.append((keys, counts, sizes, win, prio))
-        self._open_entries += len(keys)
-        self.positions += len(prio)
+        self._open.append((keys, runs))
         if self._open_entries >= BLOCK_ENTRIES:
             self._seal()
         if self.budget and self.positions > self.budget * (1 + SLACK):
@@ -176,9 +219,8 @@ class Sample:
 
     def _seal(self):
         if self._open:
-            parts = list(zip(*self._open))
+            self.blocks.append(_Block.merge(self._open))
             self._open, self._open_entries = [], 0
-            self.blocks.append(_Block.of(*(np.concatenate(p) for p in parts)))
 
     def _cut(self):
         """Keep the `budget` positions of lowest priority; merge the blocks left small."""
@@ -193,10 +235,10 @@ class Sample:
             b.keep(b.prio < self.threshold)
             small.append(b)
             if sum(x.entries for x in small) >= BLOCK_ENTRIES // 2:
-                blocks.append(_Block.merge(small) if len(small) > 1 else small[0])
+                blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
                 small = []
         if small:
-            blocks.append(_Block.merge(small) if len(small) > 1 else small[0])
+            blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
         self.blocks = [b for b in blocks if len(b.prio)]
         self.positions = sum(len(b.prio) for b in self.blocks)
 
@@ -233,17 +275,18 @@ def _sources(paths):
             yield name, data, i
 
 
+def _limited(sources, max_games):
+    return sources if max_games is None else (s for _, s in zip(range(max_games), sources))
+
+
 def extract(paths, args, workers, client=None):
     """Phase 1. Returns (Sample, held-out games [(name, path index, bytes)], errors, records
     read, training games). The chunks go to `workers` local processes, or to the workers of a
     Dask cluster (`client`): the same _extract_chunk on the same chunks, its results taken in
     the same order."""
     held, errors = [], []
-    budget = args.max_positions
-    sample = Sample(budget)
-    sources = _sources(paths)
-    if args.max_games is not None:
-        sources = (s for _, s in zip(range(args.max_games), sources))
+    sample = Sample(args.max_positions)
+    sources = _limited(_sources(paths), args.max_games)
     cfg = {"seed": args.seed, "holdout": args.holdout, "positions": args.positions_per_game}
     bar = tqdm(total=args.max_games, desc="extract", unit="game", file=sys.stderr,
                dynamic_ncols=True)
@@ -255,17 +298,19 @@ def extract(paths, args, workers, client=None):
     else:
         outs = predict.map_chunks(_extract_chunk, chunks, workers, _init, (cfg,))
     for out in outs:
-        for kind, name, payload in out:
+        games = []
+        for kind, name, payload in out["records"]:
             n += 1
             if kind == "train":
                 ntrain += 1
-                sample.add(*payload)
+                games.append(payload)
             elif kind == "held":
                 held.append((name, *payload))
             else:
                 errors.append((name, payload))
                 bar.write(f"skipped {name}: {payload}", file=sys.stderr)
-        bar.update(len(out))
+        sample.add_chunk(out["keys"], games)
+        bar.update(len(out["records"]))
         bar.set_postfix(train=ntrain, held=len(held), bad=len(errors),
                         positions=f"{sample.positions:,}")
     bar.close()
@@ -283,9 +328,13 @@ def build_teams(sample, min_count):
     numbered by how often they occur), the candidates matrix, winners, per-feature counts."""
     bar = tqdm(total=4, desc="teams", file=sys.stderr, dynamic_ncols=True)
     keys, index, counts, offsets, winner_entry = sample.finish()
+    _release_memory()
     bar.update(1)
     nfeat = F.N_FEATURES
-    team_count = np.bincount(index, weights=counts, minlength=len(keys))
+    team_count = np.zeros(len(keys))
+    for a in range(0, len(index), STEP):          # slice by slice: bincount copies to int64
+        team_count += np.bincount(index[a: a + STEP], weights=counts[a: a + STEP],
+                                  minlength=len(keys))
     columns = _team_columns(keys)
     seen = np.zeros(nfeat)
     for g, col in enumerate(columns):
@@ -313,9 +362,8 @@ def build_teams(sample, min_count):
     rank[order] = np.arange(len(keys), dtype=np.int32)
     renumber = rank[merged]
     del merged, rank, team_count
-    step = 1 << 24
-    for a in range(0, len(index), step):         # in place, slice by slice
-        index[a: a + step] = renumber[index[a: a + step]]
+    for a in range(0, len(index), STEP):         # in place, slice by slice
+        index[a: a + STEP] = renumber[index[a: a + STEP]]
     teams = mm.Teams(_team_columns(keys[order]), F.GROUP_BASES)
     del keys, order, renumber
     bar.update(1)
@@ -432,6 +480,7 @@ def main(args):
         return 2
     workers = max(1, args.workers)
     times = {}
+    _release_memory(first=True)
 
     client = None
     try:
@@ -456,7 +505,8 @@ def main(args):
     nsampled = sample.sampled
     teams, cand, winners, seen, wins, kept, nrare = build_teams(sample, args.min_pattern_count)
     del sample
-    npos = cand.shape[0]
+    _release_memory()
+    npos, nteams = cand.shape
     times["teams"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -472,6 +522,7 @@ def main(args):
     bar.close()
     times["MM"] = time.perf_counter() - t
     del cand, teams, winners
+    _release_memory()                 # before the held-out workers are forked
 
     t = time.perf_counter()
     held_summary, by_path, results = None, [], []
@@ -518,7 +569,7 @@ def main(args):
             f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
             f"candidates), {nrare[name]} merged into {name}:default" for name in kept),
         (f"held at 1 (not trained): {', '.join(held_groups)}; " if held_groups else "") +
-        f"MM: {len(history)} sweeps, mean log-likelihood per position "
+        f"MM: {nteams:,} distinct teams, {len(history)} sweeps, mean log-likelihood per position "
         f"{history[-1]['log_likelihood']:.4f}",
         "held out: " + (predict.format_summary(held_summary) if held_summary else "none"),
         *by_path,

@@ -120,16 +120,43 @@ def log_prior(gamma, ids):
     return float(np.sum(np.log(g) - 2 * np.log1p(g)))
 
 
-def _slices(n, step=TEAM_SLICE):
-    return [slice(a, min(a + step, n)) for a in range(0, n, step)] or [slice(0, 0)]
+def row_blocks(m, n):
+    """m (CSR) as n blocks of consecutive rows that share its arrays (views, no copy)."""
+    rows = m.shape[0]
+    out = []
+    for b in range(n):
+        r0, r1 = rows * b // n, rows * (b + 1) // n
+        lo, hi = int(m.indptr[r0]), int(m.indptr[r1])
+        out.append(sp.csr_matrix((m.data[lo:hi], m.indices[lo:hi], m.indptr[r0:r1 + 1] - lo),
+                                 shape=(r1 - r0, m.shape[1]), copy=False))
+    return out
+
+
+class _Product:
+    """m @ x with the rows shared out among threads (scipy lets go of the GIL in the product);
+    each row is summed whole by one thread, so the result does not depend on their number."""
+
+    def __init__(self, m, pool):
+        self.m, self.pool = m, pool
+        self.blocks = row_blocks(m, pool._max_workers) if pool else [m]
+
+    def __matmul__(self, x):
+        if len(self.blocks) == 1:
+            return self.blocks[0] @ x
+        return np.concatenate(list(self.pool.map(lambda b: b @ x, self.blocks)))
+
+
+def _slices(n):
+    return [slice(a, min(a + TEAM_SLICE, n)) for a in range(0, n, TEAM_SLICE)] or [slice(0, 0)]
 
 
 def fit(teams, cand, winners, nfeat, groups, fixed=None, gamma0=None, max_iter=MAX_ITER,
-        tol=TOL, progress=None, log=None, candT=None):
+        tol=TOL, progress=None, log=None, candT=None, threads=1):
     """MM over the groups until the log-posterior per position improves less than tol.
 
     groups: list of int arrays, the feature ids each group update covers (ids that are also in
     `fixed` stay put). candT: cand's transpose as CSR if the caller has it (else made here).
+    threads: how many threads share the matrix products (the same gammas for any number).
     Returns (gamma float64[nfeat], history) where history is a list of dicts {iteration,
     log_likelihood (mean per position), log_posterior (mean), seconds}.
     progress: optional callable(iteration, history_entry) called after every sweep."""
@@ -166,9 +193,25 @@ def fit(teams, cand, winners, nfeat, groups, fixed=None, gamma0=None, max_iter=M
         wins += np.bincount(teams.ids(k, winners), minlength=nfeat)
     if candT is None:
         candT = cand.T.tocsr()       # the transpose as CSR: a fast, cache-friendly matvec
-    dt = cand.dtype
-    nteams = len(teams)
+    pool = None
+    if threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        pool = ThreadPoolExecutor(threads)
+    try:
+        return _sweeps(teams, spans, col_of, groups, wins, trained, gamma, _Product(cand, pool),
+                       _Product(candT, pool), winners, pool, max_iter, tol, progress)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _sweeps(teams, spans, col_of, groups, wins, trained, gamma, C, CT, winners, pool,
+            max_iter, tol, progress):
+    """fit's loop: sweeps over the groups, C and CT the products by cand and its transpose."""
+    cand = C.m
+    npos, dt, nteams = cand.shape[0], cand.dtype, len(teams)
     parts = _slices(nteams)
+    each = (lambda fn: list(pool.map(fn, parts))) if pool else (lambda fn: [fn(p) for p in parts])
     s32 = np.empty(nteams, dtype=dt)   # the strengths as the matrices take them
     history = []
     s = teams.strengths(gamma)
@@ -179,23 +222,27 @@ def fit(teams, cand, winners, nfeat, groups, fixed=None, gamma0=None, max_iter=M
             if col is None or len(ids) == 0:
                 continue
             s32[:] = s
-            E = cand @ s32
-            A = candT @ (1.0 / E).astype(dt, copy=False)
+            E = C @ s32
+            A = CT @ (1.0 / E).astype(dt, copy=False)
             fc, base, width = teams.columns[col], teams.bases[col], spans[col]
             g_col = gamma[base: base + width]                # a view: the column's gammas
-            denom = np.zeros(len(g_col))
-            for part in parts:                               # sum of A_t * s_t / gamma_i
+
+            def denominator(part):                           # sum of A_t * s_t / gamma_i
                 f = fc[part]
-                denom += np.bincount(f, weights=A[part] * (s[part] / g_col[f]),
-                                     minlength=len(g_col))
+                return np.bincount(f, weights=A[part] * (s[part] / g_col[f]), minlength=width)
+
+            denom = np.sum(each(denominator), axis=0)        # in slice order: reproducible
             local = ids - base
             old = g_col[local]
             new = (wins[ids] + 1.0) / (denom[local] + 2.0 / (1.0 + old))
-            ratio = np.ones(len(g_col))
+            ratio = np.ones(width)
             ratio[local] = new / old
             gamma[ids] = new
-            for part in parts:
+
+            def rescale(part):
                 s[part] *= ratio[fc[part]]
+
+            each(rescale)
         s = teams.strengths(gamma)     # no drift from the running products
         ll = log_likelihood(gamma, teams, cand, winners, s)
         lp = ll + log_prior(gamma, trained)

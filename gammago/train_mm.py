@@ -518,7 +518,8 @@ def main(args):
         bar.set_postfix(loglik=f"{h['log_likelihood']:.4f}")
 
     gamma, history = mm.fit(teams, cand, winners, F.N_FEATURES, groups, fixed=fixed,
-                            max_iter=args.max_iter, tol=args.tol, progress=progress)
+                            max_iter=args.max_iter, tol=args.tol, progress=progress,
+                            threads=workers)
     bar.close()
     times["MM"] = time.perf_counter() - t
     del cand, teams, winners

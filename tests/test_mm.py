@@ -66,7 +66,7 @@ def test_mm_beats_uniform_on_held_out_choices():
     assert per_position(gamma) > per_position(true) - 0.05
 
 
-def test_compact_teams_fit_as_the_id_array_does():
+def test_compact_teams_fit_as_the_id_array_does(monkeypatch):
     rng = np.random.default_rng(5)
     true, teams, cand, winners, nfeat, groups = _synthetic(rng, n_pos=400)
     compact = mm.Teams.from_ids(teams)
@@ -74,6 +74,11 @@ def test_compact_teams_fit_as_the_id_array_does():
     a, _ = mm.fit(teams, cand, winners, nfeat, groups)
     b, _ = mm.fit(compact, cand, winners, nfeat, groups)
     assert np.allclose(a, b, rtol=1e-6)
+    # threads share the products and the per-team sums: the very same gammas
+    monkeypatch.setattr(mm, "TEAM_SLICE", 7)
+    c, _ = mm.fit(compact, cand, winners, nfeat, groups)
+    d, _ = mm.fit(compact, cand, winners, nfeat, groups, threads=3)
+    assert np.array_equal(c, d)
 
 
 def test_fixed_features_stay_at_one():

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 # Stop when a sweep over all groups improves the mean log-posterior per position less than this
 TOL = 1e-5
 MAX_ITER = 100
-TEAM_SLICE = 1 << 22     # teams per slice of the per-team arithmetic (bounds its temporaries)
+TEAM_SLICE = 1 << 20     # teams per slice of the per-team arithmetic (bounds its temporaries)
 
 
 def small_uint(n):
@@ -89,7 +89,10 @@ class Teams:
         s = None
         for k, col in enumerate(self.columns):
             g = self.table(k, gamma)[col[rows]]
-            s = g if s is None else s * g
+            if s is None:
+                s = g
+            else:
+                s *= g
         return s
 
 

@@ -130,8 +130,10 @@ def row_blocks(m, n):
     for b in range(n):
         r0, r1 = rows * b // n, rows * (b + 1) // n
         lo, hi = int(m.indptr[r0]), int(m.indptr[r1])
-        out.append(sp.csr_matrix((m.data[lo:hi], m.indices[lo:hi], m.indptr[r0:r1 + 1] - lo),
-                                 shape=(r1 - r0, m.shape[1]), copy=False))
+        # set by hand: the constructor would copy a view of less than half its array (prune)
+        b = sp.csr_matrix((r1 - r0, m.shape[1]), dtype=m.dtype)
+        b.data, b.indices, b.indptr = m.data[lo:hi], m.indices[lo:hi], m.indptr[r0:r1 + 1] - lo
+        out.append(b)
     return out
 
 

@@ -74,6 +74,9 @@ def test_compact_teams_fit_as_the_id_array_does(monkeypatch):
     a, _ = mm.fit(teams, cand, winners, nfeat, groups)
     b, _ = mm.fit(compact, cand, winners, nfeat, groups)
     assert np.allclose(a, b, rtol=1e-6)
+    # the threads' row blocks are views of the matrix, never copies
+    for b in mm.row_blocks(cand, 3):
+        assert np.shares_memory(b.indices, cand.indices) and np.shares_memory(b.data, cand.data)
     # threads share the products and the per-team sums: the very same gammas
     monkeypatch.setattr(mm, "TEAM_SLICE", 7)
     c, _ = mm.fit(compact, cand, winners, nfeat, groups)

@@ -693,15 +693,8 @@ def test_root_search_reads_ladders_on_the_nets_priors():
     a root move."""
     from gammago import tree
     from test_board_cases import from_diagram
-    board = from_diagram([". . . . . . . . .",
-                          ". . . . . . . . .",
-                          ". . . . . . . . .",
-                          ". . . . . . . . .",
-                          ". . . . . . . . .",
-                          ". . X O . . . . .",
-                          ". . . X X . . . .",
-                          ". . . . . . . . .",
-                          ". . . . . . . . ."])
+    from test_tactics import LADDER
+    board = from_diagram(LADDER)
     board.play("D5", "b")                 # white D4 in atari; E4 runs into a working ladder
 
     class LikesTheEscape:

@@ -150,6 +150,18 @@ def test_the_read_feature_groups_are_the_readers_answers(seed):
         assert {("ladder", 1), ("ladder", 2), ("ladder", 3), ("race", 1)} <= seen, seen
 
 
+# a white stone that black can chase along a ladder to the edge (D5 E4 F4 E5 F5 ...)
+LADDER = [". . . . . . . . .",
+          ". . . . . . . . .",
+          ". . . . . . . . .",
+          ". . . . . . . . .",
+          ". . . . . . . . .",
+          ". . X O . . . . .",
+          ". . . X X . . . .",
+          ". . . . . . . . .",
+          ". . . . . . . . ."]
+
+
 def test_the_trees_ladder_adjustment():
     """The priors' ladder adjustment (prior.ladder_factors, as the tree and net-root's root apply
     it): an atari that starts a working ladder is raised, one that starts a ladder the opponent
@@ -157,15 +169,7 @@ def test_the_trees_ladder_adjustment():
     escape into a working ladder is lowered most."""
     from gammago import prior
     from test_board_cases import from_diagram
-    ladder = [". . . . . . . . .",
-              ". . . . . . . . .",
-              ". . . . . . . . .",
-              ". . . . . . . . .",
-              ". . . . . . . . .",
-              ". . X O . . . . .",
-              ". . . X X . . . .",
-              ". . . . . . . . .",
-              ". . . . . . . . ."]
+    ladder = LADDER
     broken = list(ladder)
     broken[2] = ". . . . . . O . ."       # G7 breaks the ladder D5 E4 F4 E5 ...
     up, futile, plain = prior.ladder_factors(from_diagram(ladder), ["D5", "E4", "A1"])

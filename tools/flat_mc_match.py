@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Quality yardstick of the gamma rollouts (issue 4): two flat Monte-Carlo players with the same
+"""Quality yardstick of the gamma rollouts: two flat Monte-Carlo players with the same
 number of playouts per move, one playing its playouts out with the gamma policy, the other with
 uniform (light) playouts, play each other on 9x9. Colours alternate game by game; every game has
 its own seeds. Prints the gamma player's score with a Wilson 95% interval.

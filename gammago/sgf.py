@@ -117,9 +117,7 @@ class Game:
 
         for i in range(len(moves) + 1):
             for add_b, add_w, empty, pl in self.setups.get(i, ()):
-                gone = set(empty) | set(add_b) | set(add_w)
-                black = [v for v in b.stones("b") if v not in gone] + list(add_b)
-                white = [v for v in b.stones("w") if v not in gone] + list(add_w)
+                black, white = _apply_setup(b.stones("b"), b.stones("w"), add_b, add_w, empty)
                 colour = pl or (moves[i][0] if i < len(moves) else b.to_move)
                 b = afresh(black, white, colour)
                 start, first, to_move = i, (black, white), colour
@@ -139,6 +137,14 @@ class Game:
                 b = afresh(fresh.stones("b"), fresh.stones("w"), fresh.to_move)
                 start, first, to_move = i + 1, (b.stones("b"), b.stones("w")), b.to_move
         return first[0], first[1], to_move, list(moves[start:])
+
+
+def _apply_setup(black, white, add_b, add_w, empty):
+    """The stones after a setup node: AE empties points, AB and AW place stones (over whatever
+    stood there); sorted vertex lists."""
+    gone = set(empty) | set(add_b) | set(add_w)
+    return (sorted({v for v in black if v not in gone} | set(add_b)),
+            sorted({v for v in white if v not in gone} | set(add_w)))
 
 
 def _node_setup(node):
@@ -204,9 +210,8 @@ def parse_game(name, data, setup_in_game=False):
             if game.moves:
                 game.setups.setdefault(len(game.moves), []).append((add_b, add_w, empty, pl))
             else:
-                gone = set(empty) | set(add_b) | set(add_w)
-                game.setup_black = sorted(set(v for v in game.setup_black if v not in gone) | set(add_b))
-                game.setup_white = sorted(set(v for v in game.setup_white if v not in gone) | set(add_w))
+                game.setup_black, game.setup_white = _apply_setup(
+                    game.setup_black, game.setup_white, add_b, add_w, empty)
                 if pl:
                     game.to_move = pl
         try:

@@ -6,13 +6,12 @@ on top when its ladders are on."""
 import array
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, uint64_t
-from gammago.board cimport Board, board_t, EMPTY, PASS, LIB_WORDS
+from gammago.board cimport Board, board_t, board_lib_list, EMPTY, PASS, LIB_WORDS
 from gammago.features cimport move_features, rollout_features, team_gamma, NGROUPS
 from gammago.tactics cimport libs_after, tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_NO, TAC_BUDGET
 
 cdef extern from *:
     int popcount64 "__builtin_popcountll"(unsigned long long) nogil
-    int ctz64 "__builtin_ctzll"(unsigned long long) nogil
 
 # =============================================================================================
 # Priors: the default cheap rating (captures, escapes, self-atari, nearness to the last move,
@@ -123,23 +122,11 @@ cdef double LADDER_ESCAPE_FACTOR = 1e-4   # 4 decades: the bottom of the log-sca
 cdef double LADDER_ATARI_FACTOR = 4.0
 cdef double LADDER_FUTILE_FACTOR = 0.1    # an atari that starts a ladder that fails
 
-cdef inline int _other_lib(const board_t* b, int h, int p) noexcept nogil:
-    """The liberty of the two-liberty string h that is not p."""
-    cdef int w, bit
-    cdef uint64_t x
-    for w in range(b.nwords):
-        x = b.libs[h * b.nwords + w]
-        while x:
-            bit = ctz64(x)
-            x &= x - 1
-            if w * 64 + bit != p:
-                return w * 64 + bit
-    return PASS
-
 cdef inline bint _ladder_start(const board_t* b, int p, int c) noexcept nogil:
     """c playing p puts an opponent string in atari, captures nothing, and the string's
     extension at its last liberty leaves it two liberties: the first move of a ladder."""
     cdef int k, q, h, l, res = 0
+    cdef int16_t libs[2]
     for k in range(4):
         q = p + b.off[k]
         if b.color[q] == 3 - c:
@@ -147,9 +134,10 @@ cdef inline bint _ladder_start(const board_t* b, int p, int c) noexcept nogil:
             if b.nlibs[h] == 1:
                 return 0
             if b.nlibs[h] == 2:
-                l = _other_lib(b, h, p)
+                board_lib_list(b, h, libs)
+                l = libs[1] if libs[0] == p else libs[0]
                 # the extension's liberties on this board count p, which c will hold
-                if l != PASS and libs_after(b, l, 3 - c, 4) - 1 == 2:
+                if libs_after(b, l, 3 - c, 4) - 1 == 2:
                     res = 1
     return res
 
@@ -171,11 +159,11 @@ cdef void prior_ladders(const board_t* b, int c, const int16_t* moves, int n, fl
 
 def ladder_factors(Board board not None, vertices):
     """The ladder adjustment (prior_ladders) of each move in `vertices` for the side to move:
-    LADDER_ESCAPE_FACTOR, LADDER_ATARI_FACTOR or 1.0. For priors made outside the tree (the
-    net's, at net-root's root)."""
-    cdef int n = len(vertices), i
-    cdef int16_t[:] moves = array.array("h", [board.point(v) for v in vertices]) if n else None
-    cdef float[:] r = array.array("f", [1.0] * n) if n else None
-    if n:
-        prior_ladders(board.b, board.b.to_move, &moves[0], n, &r[0])
-    return [float(r[i]) for i in range(n)]
+    LADDER_ESCAPE_FACTOR, LADDER_ATARI_FACTOR, LADDER_FUTILE_FACTOR or 1.0. For priors made
+    outside the tree (the net's, at net-root's root)."""
+    if not vertices:
+        return []
+    cdef int16_t[:] moves = array.array("h", [board.point(v) for v in vertices])
+    cdef float[:] r = array.array("f", [1.0] * len(vertices))
+    prior_ladders(board.b, board.b.to_move, &moves[0], len(vertices), &r[0])
+    return list(r)

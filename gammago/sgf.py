@@ -185,7 +185,8 @@ def parse_game(name, data, setup_in_game=False):
     try:
         black, white, empty = root.get_setup_stones()
     except ValueError as e:
-        raise SgfError(name, f"bad setup stones: {e}") from None
+        raise SgfError(name, "bad setup stones: "
+                             f"{str(e) or 'a point off the board or unreadable'}") from None
     game = Game(name=name, size=size, komi=float(komi), handicap=int(handicap),
                 setup_black=[format_vertex(rc) for rc in sorted(black)],
                 setup_white=[format_vertex(rc) for rc in sorted(white)], result=result)
@@ -204,7 +205,8 @@ def parse_game(name, data, setup_in_game=False):
                 add_b, add_w, empty = _node_setup(node)
                 pl = node.get("PL") if node.has_property("PL") else None
             except ValueError as e:
-                raise SgfError(name, f"bad setup stones in node {i}: {e}") from None
+                raise SgfError(name, f"bad setup stones in node {i}: "
+                                     f"{str(e) or 'a point off the board or unreadable'}") from None
             if game.moves and not setup_in_game:
                 raise SgfError(name, f"setup stones inside the game (node {i}) are not supported")
             if game.moves:

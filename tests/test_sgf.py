@@ -163,3 +163,15 @@ def test_a_move_superko_forbids_loads_as_gnu_go_loads_it(gnugo_path, tmp_path):
     path.write_bytes(_sgf_of_moves(9, [("b", "E5"), ("w", "E5")]))
     with pytest.raises(sgf.SgfError, match="move 2 .* occupied"):
         sgf.parse_game("occupied.sgf", path.read_bytes()).position()
+
+
+def test_bad_setup_stones_are_named():
+    """A setup point that cannot be read, at the root or in a later node, and setup stones that
+    leave a string without liberties, are refused with the record's name and what is wrong."""
+    with pytest.raises(sgf.SgfError, match=r"root\.sgf: bad setup stones: a point off the board"):
+        sgf.parse_game("root.sgf", b"(;SZ[9]AB[zz];B[ee])")
+    with pytest.raises(sgf.SgfError, match=r"node\.sgf: bad setup stones in node 2: a point off"):
+        sgf.parse_game("node.sgf", b"(;SZ[9];B[ee];AB[zz])", setup_in_game=True)
+    game = sgf.parse_game("dead.sgf", b"(;SZ[9];B[ee];AW[aa];AB[ab][ba])", setup_in_game=True)
+    with pytest.raises(sgf.SgfError, match=r"dead\.sgf: bad setup stones: .*suicide"):
+        game.position()

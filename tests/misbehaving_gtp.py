@@ -42,10 +42,14 @@ def main():
         elif cmd == "genmove":
             if mode == "crash":
                 return 3
-            if mode == "kill-parent" and not os.path.exists(sys.argv[2]):
-                with open(sys.argv[2], "x") as f:
-                    f.write(f"{os.getppid()}\n")
-                os.kill(os.getppid(), signal.SIGKILL)
+            if mode == "kill-parent":
+                try:        # exclusive creation: of copies asked at the same moment, one kills
+                    with open(sys.argv[2], "x") as f:
+                        f.write(f"{os.getppid()}\n")
+                except FileExistsError:
+                    pass
+                else:
+                    os.kill(os.getppid(), signal.SIGKILL)
             if mode == "slow":
                 time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 3.0)
             out = {"resign": "resign", "illegal": "E5", "garbage": "Z99"}.get(mode, "pass")

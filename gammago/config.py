@@ -126,6 +126,8 @@ class EngineConfig:
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
+    rollout_gammas: str = ""       # a gamma file the rollouts sample with as it is (train-balance
+                                   # writes one); "" = the shipped rollout table, scaled
     # tree parameters (defaults: pyx/tree.pyx DEFAULTS)
     expand_visits: int = 0         # 0: by board size (expand_visits_for)
     pw_init: int = TREE["pw_init"]
@@ -234,6 +236,10 @@ class EngineConfig:
                             f"'{ROLLOUT_SCALE}' below {ROLLOUT_SCALE_MAX_SIZE}x"
                             f"{ROLLOUT_SCALE_MAX_SIZE}, '' from there up); the tree's priors "
                             "keep the raw gammas")
+        g.add_argument("--rollout-gammas", default=d.rollout_gammas, metavar="FILE",
+                       help="the gamma rollouts sample with the table of FILE as it is (no "
+                            "--rollout-scale unless given; `gammago train-balance` writes such "
+                            "files); the tree's priors keep the shipped gammas")
         g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
                        help="rollout policy: gamma-weighted (needs the shipped gammas), light "
                             "(uniform), auto (gamma when a gamma file is shipped)")

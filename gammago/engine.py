@@ -70,6 +70,7 @@ class Engine:
         self.last_infos = []
         self._ponder = None         # (thread, stop event) while pondering
         self.pondered = 0           # playouts of the last pondering
+        self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
         self.new_game(19, 7.5)
 
     def _use_net(self):
@@ -208,8 +209,12 @@ class Engine:
         rollout_table = None
         if table is not None and cfg.rollout != "light":
             from gammago import gammas
-            rollout_table = rollout_gammas(gammas.rollout_base(size), size, cfg.rollout_power,
-                                           cfg.rollout_scale)
+            if cfg.rollout_gammas:
+                rollout_table = rollout_gammas(self._rollout_file().table, size, cfg.rollout_power,
+                                               cfg.rollout_scale or "")
+            else:
+                rollout_table = rollout_gammas(gammas.rollout_base(size), size, cfg.rollout_power,
+                                               cfg.rollout_scale)
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)
@@ -220,6 +225,14 @@ class Engine:
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
                                  cfg.rollout_tail_shapes)
+
+    def _rollout_file(self):
+        """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,
+        which names it)."""
+        if self._rollout_loaded is None:
+            from gammago import gammas
+            self._rollout_loaded = gammas.load(self.config.rollout_gammas)
+        return self._rollout_loaded
 
     def _searches(self):
         """The search that plays, and the rollouts-only tree when that is another one."""

@@ -1,0 +1,346 @@
+"""gammago train-balance: simulation balancing of the rollout gammas.
+
+MM fits the gammas to predict strong players' moves; a playout policy is judged by something
+else: how close the win rate of its playouts comes to the true value of a position. Simulation
+balancing (Silver & Tesauro 2009; Huang, Coulom & Lin, "Monte-Carlo Simulation Balancing in
+Practice", 2010) fits the log-gammas theta of the rollout features to minimise
+
+    sum over training positions s of (V*(s) - V_theta(s))^2
+
+where V_theta(s) is the playouts' mean result for Black (gammas to the end) and V*(s) a better
+estimate of the position's value. For each position, M playouts give V_hat, N others the
+gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
+theta += rate * (V* - V_hat) * g, averaged over a batch.
+
+Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled
+with V* = the win rate of the engine's own search (`--label-playouts` playouts, the engine's
+defaults for the board size): the labels are cached next to the output (OUT.labels.json), so a
+second run with other training settings does not search again. Games are split into training
+and held-out positions by game. The output is a gamma file whose table is what the rollouts
+sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
+error by epoch.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+LABELS_VERSION = 1
+
+
+def add_arguments(p: argparse.ArgumentParser):
+    p.add_argument("paths", nargs="+", help="SGF files, directories or archives")
+    p.add_argument("--out", required=True, help="gamma file to write")
+    p.add_argument("--size", type=int, default=9, help="board size of the games used (default 9)")
+    p.add_argument("--max-games", type=int, default=None, help="read at most this many games")
+    p.add_argument("--per-game", type=int, default=8, help="positions sampled from a game")
+    p.add_argument("--start", type=int, default=4, help="first move number sampled")
+    p.add_argument("--holdout", type=float, default=0.1, help="share of games held out")
+    p.add_argument("--label-playouts", type=int, default=10000,
+                   help="playouts of the engine search that labels a position")
+    p.add_argument("--labels", default=None,
+                   help="label cache (default: OUT with .labels.json); reused when it matches")
+    p.add_argument("--base", default=None,
+                   help="gamma file to start from, used as it is (default: the engine's rollout "
+                        "table for --size: patterns/rollout19.gamma with the size's "
+                        "--rollout-scale)")
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--batch", type=int, default=32, help="positions per update")
+    p.add_argument("--rate", type=float, default=1.0, help="step size on the log-gammas")
+    p.add_argument("--value-playouts", type=int, default=64,
+                   help="M: playouts for V_hat, the baseline")
+    p.add_argument("--grad-playouts", type=int, default=64, help="N: playouts for the gradient")
+    p.add_argument("--eval-playouts", type=int, default=256,
+                   help="playouts a held-out position is judged with after each epoch")
+    p.add_argument("--max-step", type=float, default=0.2,
+                   help="largest change of one log-gamma in one update")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=1)
+
+
+# --- parameters ---------------------------------------------------------------------------
+def param_map(listed):
+    """(param, nparams): param[id] is the index of the parameter that holds feature id (-1 for
+    ids that are not trained: absent levels, pass, and the groups the rollouts do not weigh);
+    the patterns a gamma file does not list share their group's default's parameter."""
+    from gammago import features as F
+    from gammago.gammas import absent_ids
+    n = F.N_FEATURES
+    canon = np.full(n, -1, np.int64)
+    pattern_default = {g: F.GROUP_BASES[g] + d for g, _n, d in F.PATTERN_GROUPS}
+    for g, name in enumerate(F.GROUP_NAMES):
+        if name not in F.ROLLOUT_GROUPS or name == "pass":
+            continue
+        base = F.GROUP_BASES[g]
+        for i in range(base + 1, base + F.GROUP_SIZES[g]):
+            canon[i] = i
+            if g in pattern_default and not listed[i]:
+                canon[i] = pattern_default[g]
+    for i in absent_ids():
+        canon[i] = -1
+    keys = np.unique(canon[canon >= 0])
+    index = {int(k): j for j, k in enumerate(keys)}
+    param = np.array([index[int(c)] if c >= 0 else -1 for c in canon], dtype=np.int32)
+    return param, len(keys)
+
+
+def table_from(theta, param, base):
+    """The gamma table of log-gammas theta: base where param is -1."""
+    t = base.copy()
+    m = param >= 0
+    t[m] = np.exp(theta[param[m]])
+    return np.ascontiguousarray(t)
+
+
+# --- positions and labels ---------------------------------------------------------------
+def sample_positions(games, per_game, start, seed):
+    """[(game index, move number, board)]: up to per_game positions of each game, from move
+    `start` to two moves before its end, the same for the same seed."""
+    rng = random.Random(seed)
+    out = []
+    for gi, game in enumerate(games):
+        n = len(game.moves)
+        cand = list(range(start, n - 1))
+        picks = set(rng.sample(cand, min(per_game, len(cand)))) if cand else set()
+        b = game.board()
+        for i, (colour, vertex) in enumerate(game.moves):
+            if i in picks:
+                out.append((gi, i, b.copy()))
+            b.play(vertex, colour)
+    return out
+
+
+def _board_at(game, i):
+    b = game.board()
+    for colour, vertex in game.moves[:i]:
+        b.play(vertex, colour)
+    return b
+
+
+def _label_worker(args):
+    """V* of a list of positions (game, move number) by the engine's search: Black's win rate
+    at the root."""
+    size, items, playouts, seed = args
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    e = Engine(EngineConfig(mode="rollouts", playouts=playouts, threads=1, seed=seed,
+                            early_stop=False, resign=0.0))
+    out = []
+    for game, i in items:
+        b = _board_at(game, i)
+        e.new_game(size, b.komi)
+        e.board = b
+        c = b.to_move
+        e.reg_genmove(c)
+        infos = e.last_infos
+        wr = infos[0]["winrate"] if infos else 0.5
+        out.append(wr if c == "b" else 1.0 - wr)
+    return out
+
+
+def label_positions(games, positions, size, playouts, threads, seed):
+    from concurrent.futures import ProcessPoolExecutor
+    items = [(games[gi], i) for gi, i, _ in positions]
+    chunks = [items[i:i + 16] for i in range(0, len(items), 16)]
+    labels = []
+    with ProcessPoolExecutor(max_workers=max(1, threads)) as pool:
+        jobs = [(size, ch, playouts, seed + k)
+                for k, ch in enumerate(chunks)]
+        bar = tqdm(total=len(positions), desc="label", unit="pos", file=sys.stderr,
+                   dynamic_ncols=True)
+        for res in pool.map(_label_worker, jobs):
+            labels.extend(res)
+            bar.update(len(res))
+        bar.close()
+    return labels
+
+
+def _positions_key(games, positions):
+    return [[games[gi].name, i] for gi, i, _ in positions]
+
+
+def load_or_label(path, games, positions, size, playouts, threads, seed):
+    key = _positions_key(games, positions)
+    path = Path(path)
+    if path.exists():
+        try:
+            d = json.loads(path.read_text())
+            if (d.get("version") == LABELS_VERSION and d.get("playouts") == playouts
+                    and d.get("positions") == key and len(d.get("labels", ())) == len(key)):
+                print(f"train-balance: labels from {path}", file=sys.stderr)
+                return d["labels"]
+            print(f"train-balance: {path} was made for other positions or playouts; "
+                  f"labelling again", file=sys.stderr)
+        except (OSError, ValueError) as e:
+            print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
+    labels = label_positions(games, positions, size, playouts, threads, seed)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"version": LABELS_VERSION, "playouts": playouts,
+                               "positions": key, "labels": labels}))
+    os.replace(tmp, path)
+    return labels
+
+
+# --- training -----------------------------------------------------------------------------
+def evaluate(boards, table, playouts, threads, seed):
+    from gammago import balance
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        return np.array(list(ex.map(
+            lambda kb: balance.value(kb[1], table, playouts, seed + kb[0]),
+            enumerate(boards))))
+
+
+def held_out_mse(v, labels, playouts):
+    """The MSE of V_hat against V*, and the same less the variance that `playouts` playouts add
+    (an estimate of the error of the policy's true value)."""
+    err = float(np.mean((v - labels) ** 2))
+    noise = float(np.mean(v * (1 - v))) / max(1, playouts - 1)
+    return err, err - noise
+
+
+def train(train_boards, train_labels, test_boards, test_labels, base, listed, args, log=print):
+    from gammago import balance
+    param, nparams = param_map(listed)
+    theta = np.zeros(nparams)
+    # start from the base table (a parameter shared by several ids takes its default's value)
+    for i in np.nonzero(param >= 0)[0]:
+        theta[param[i]] = math.log(base[i])
+    table = table_from(theta, param, base)
+    history = []
+    v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000)
+    mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
+    history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true})
+    log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f})")
+    rng = np.random.default_rng(args.seed)
+    labels = np.asarray(train_labels, dtype=np.float64)
+    seed = args.seed * 1_000_003
+    for epoch in range(1, args.epochs + 1):
+        order = rng.permutation(len(train_boards))
+        bar = tqdm(total=len(order), desc=f"epoch {epoch}", unit="pos", file=sys.stderr,
+                   dynamic_ncols=True)
+        sq = []
+        for s in range(0, len(order), args.batch):
+            batch = order[s:s + args.batch]
+
+            def one(k):
+                b = train_boards[k]
+                sd = seed + 2 * int(k) + epoch * 7_919_993
+                vhat = balance.value(b, table, args.value_playouts, sd)
+                g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1)
+                return vhat, g
+
+            with ThreadPoolExecutor(max_workers=args.threads) as ex:
+                results = list(ex.map(one, batch))
+            step = np.zeros(nparams)
+            for k, (vhat, g) in zip(batch, results):
+                step += (labels[k] - vhat) * g
+                sq.append((labels[k] - vhat) ** 2)
+            step *= args.rate / len(batch)
+            np.clip(step, -args.max_step, args.max_step, out=step)
+            theta += step
+            table = table_from(theta, param, base)
+            bar.update(len(batch))
+        bar.close()
+        v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000)
+        mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
+        history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
+                        "train_mse": float(np.mean(sq))})
+        log(f"epoch {epoch}: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f}), "
+            f"training batches {np.mean(sq):.4f}")
+    return table, history
+
+
+def plot(history, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ep = [h["epoch"] for h in history]
+    ax.plot(ep, [h["held_out_mse"] for h in history], "o-", label="held-out MSE")
+    ax.plot(ep, [h["held_out_mse_policy"] for h in history], "s--",
+            label="held-out, less playout noise")
+    tr = [(h["epoch"], h["train_mse"]) for h in history if "train_mse" in h]
+    if tr:
+        ax.plot(*zip(*tr), "^:", label="training batches (M playouts)")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("(V* - V)^2")
+    ax.set_title("simulation balancing")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(args):
+    from gammago import gammas as G
+    from gammago import sgf
+    from gammago.config import rollout_gammas
+    t0 = time.time()
+    out = Path(args.out)
+    for name in ("epochs", "batch", "value_playouts", "grad_playouts", "eval_playouts",
+                 "label_playouts", "per_game", "threads"):
+        if getattr(args, name) < 1:
+            print(f"train-balance: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
+            return 2
+    if not 0 < args.holdout < 1:
+        print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
+        return 2
+    try:
+        if args.base:
+            g = G.load(args.base)
+            base, listed, base_name = g.table, g.listed, args.base
+        else:
+            g = G.load_rollout_default(args.size) or G.load_default(args.size)
+            base = rollout_gammas(g.table, args.size)
+            listed, base_name = g.listed, f"{g.path} with the rollouts' scale for {args.size}x{args.size}"
+    except (OSError, ValueError) as e:
+        print(f"train-balance: {e}", file=sys.stderr)
+        return 2
+    base = np.ascontiguousarray(base, dtype=np.float64)
+    games = [gm for gm in sgf.iter_games(args.paths, max_games=args.max_games)
+             if gm.size == args.size and not gm.setups]
+    if len(games) < 2:
+        print(f"train-balance: {len(games)} usable {args.size}x{args.size} games; need 2 or more",
+              file=sys.stderr)
+        return 2
+    positions = sample_positions(games, args.per_game, args.start, args.seed)
+    labels = load_or_label(args.labels or out.with_name(out.name + ".labels.json"), games,
+                           positions, args.size, args.label_playouts, args.threads, args.seed)
+    rng = random.Random(args.seed)
+    names = sorted({gm.name for gm in games})
+    held = set(rng.sample(names, max(1, round(len(names) * args.holdout))))
+    tr = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name not in held]
+    te = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name in held]
+    print(f"train-balance: {len(games)} games, {len(positions)} positions "
+          f"({len(tr)} training, {len(te)} held out from {len(held)} games)", file=sys.stderr)
+    table, history = train([b for b, _ in tr], [y for _, y in tr], [b for b, _ in te],
+                           np.array([y for _, y in te]), base, listed, args,
+                           log=lambda s: print("train-balance: " + s, file=sys.stderr))
+    png = out.with_suffix(".png")
+    plot(history, png)
+    first, last = history[0], history[-1]
+    comments = [
+        "simulation balancing (gammago train-balance): the rollouts' table as it is "
+        "(use with --rollout-gammas)",
+        "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
+        f"start: {base_name}",
+        f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "
+        f"held-out positions, labels: engine search at {args.label_playouts} playouts",
+        f"held-out MSE against the labels ({args.eval_playouts} playouts): "
+        f"{first['held_out_mse']:.4f} -> {last['held_out_mse']:.4f} "
+        f"(less playout noise {first['held_out_mse_policy']:.4f} -> "
+        f"{last['held_out_mse_policy']:.4f})",
+    ]
+    G.save(out, table, listed, comments=comments)
+    print(json.dumps({"out": str(out), "plot": str(png), "games": len(games),
+                      "training_positions": len(tr), "held_out_positions": len(te),
+                      "history": history, "seconds": round(time.time() - t0, 1)}, indent=1))
+    return 0

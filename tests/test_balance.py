@@ -1,0 +1,169 @@
+"""Simulation balancing: the gradient playouts of pyx/balance.pyx, the parameter map and the
+`gammago train-balance` command, and `--rollout-gammas` in the engine."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gammago import balance
+from gammago import features as F
+from gammago import gammas as G
+from gammago.board import Board
+from gammago.config import EngineConfig, rollout_gammas
+from gammago.engine import Engine
+from gammago.rollout import GammaPolicy
+from gammago.train_balance import param_map, table_from
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAMES = os.path.join(ROOT, "tests", "data", "balance")
+
+
+def _table(size=9):
+    return np.ascontiguousarray(rollout_gammas(G.rollout_base(size), size), dtype=np.float64)
+
+
+def _position(size, moves):
+    b = Board(size, 0.5 if size < 9 else 7.0)
+    for v in moves:
+        b.play(v, b.to_move)
+    return b
+
+
+def test_value_is_the_rollouts_policy():
+    """balance.value samples as the gamma rollouts do with the gammas to the end: Black's win
+    rate agrees with GammaPolicy.evaluate (light_after=0) within the noise of 20,000 playouts
+    each, and not with a table that prefers other moves."""
+    t = _table(7)
+    b = _position(7, ["D4", "C3", "E3", "C5"])
+    n = 20000
+    ours = balance.value(b, t, n, 1)
+    theirs = GammaPolicy(t, light_after=0).evaluate(b, n, 2)["black_winrate"]
+    se = np.sqrt(0.25 / n) * np.sqrt(2)
+    assert abs(ours - theirs) < 4 * se
+    flat = np.ones_like(t)      # uniform playouts judge the position differently
+    assert abs(balance.value(b, flat, n, 3) - theirs) > 4 * se
+
+
+def test_gradient_matches_finite_differences():
+    """The likelihood-ratio gradient of P(Black wins) agrees with a central finite difference
+    on the parameter it finds steepest (5x5, where playouts are cheap)."""
+    base = _table(5)
+    listed = G.load_rollout_default(5).listed
+    param, nparams = param_map(listed)
+    theta = np.zeros(nparams)
+    for i in np.nonzero(param >= 0)[0]:
+        theta[param[i]] = np.log(base[i])
+    b = _position(5, ["C3", "B2", "D2", "C2"])
+    t = table_from(theta, param, base)
+    v = balance.value(b, t, 20000, 7)
+    g, z = balance.gradient(b, t, param, nparams, 20000, v, 11)
+    assert abs(z - v) < 0.02
+    k = int(np.argmax(np.abs(g)))
+    assert abs(g[k]) > 0.02
+    eps = 0.3
+    vals = []
+    for sgn in (1, -1):
+        th = theta.copy()
+        th[k] += sgn * eps
+        vals.append(balance.value(b, table_from(th, param, base), 100000, 13 + sgn))
+    fd = (vals[0] - vals[1]) / (2 * eps)
+    # SE of fd: sqrt(2 * 0.25 / 100000) / 0.6 ~ 0.0037; of g (20,000 playouts) ~ 0.007
+    assert abs(fd - g[k]) < 0.025, (F.level_name(int(np.nonzero(param == k)[0][0])), g[k], fd)
+    assert np.sign(fd) == np.sign(g[k])
+
+
+def test_gradient_rejects_bad_arguments():
+    t = _table(9)
+    param, nparams = param_map(G.load_rollout_default(9).listed)
+    b = Board(9)
+    with pytest.raises(ValueError):
+        balance.gradient(b, t[:-1].copy(), param, nparams, 4, 0.5)
+    with pytest.raises(ValueError):
+        balance.gradient(b, t, param, nparams - 1, 4, 0.5)     # param holds nparams - 1
+    with pytest.raises(ValueError):
+        balance.value(b, t, 0)
+
+
+def test_param_map():
+    g = G.load_rollout_default(9)
+    param, nparams = param_map(g.listed)
+    names = list(F.GROUP_NAMES)
+    for name in ("pass", "ladder", "race", "nakade", "pat12"):
+        gi = names.index(name)
+        assert np.all(param[F.GROUP_BASES[gi]:F.GROUP_BASES[gi] + F.GROUP_SIZES[gi]] == -1), name
+    for gi in range(F.N_GROUPS):
+        assert param[F.GROUP_BASES[gi]] == -1       # absent levels are fixed at 1
+    pat3 = names.index("pat3")
+    ids = np.arange(F.GROUP_BASES[pat3] + 1, F.GROUP_BASES[pat3] + F.GROUP_SIZES[pat3])
+    unlisted = ids[~g.listed[ids]]
+    listed = ids[g.listed[ids]]
+    assert len(unlisted) and len(listed)
+    # every unlisted pattern shares one parameter (the default's); listed ones have their own
+    assert len(set(param[unlisted])) == 1
+    assert len(set(param[listed])) == len(listed)
+    assert param[unlisted[0]] == param[F.GROUP_BASES[pat3] + F.PAT3_DEFAULT]
+    assert nparams == len(set(param[param >= 0]))
+    # table_from round-trips the table it was built from
+    theta = np.zeros(nparams)
+    for i in np.nonzero(param >= 0)[0]:
+        theta[param[i]] = np.log(g.table[i])
+    assert np.allclose(table_from(theta, param, g.table), g.table)
+
+
+def _run(args, **kw):
+    return subprocess.run([sys.executable, "-m", "gammago", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600, **kw)
+
+
+def test_train_balance_end_to_end(tmp_path):
+    """train-balance on four 9x9 games: labels, a held-out split, a gamma file the engine
+    reads with --rollout-gammas, a plot; a second run reuses the labels."""
+    out = tmp_path / "sb.gamma"
+    args = ["train-balance", GAMES, "--out", str(out), "--per-game", "5",
+            "--label-playouts", "64", "--epochs", "1", "--batch", "4", "--value-playouts", "8",
+            "--grad-playouts", "8", "--eval-playouts", "16", "--holdout", "0.25", "--threads", "2"]
+    r = _run(args)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["games"] == 4
+    assert summary["training_positions"] == 15 and summary["held_out_positions"] == 5
+    assert [h["epoch"] for h in summary["history"]] == [0, 1]
+    assert (tmp_path / "sb.png").stat().st_size > 0
+    labels = json.loads((tmp_path / "sb.gamma.labels.json").read_text())
+    assert len(labels["labels"]) == 20 and all(0 <= y <= 1 for y in labels["labels"])
+    trained = G.load(out)
+    assert any("simulation balancing" in c for c in trained.comments)
+    base = rollout_gammas(G.rollout_base(9), 9)
+    assert not np.allclose(trained.table, base)            # the update moved something
+    # groups the rollouts do not weigh are left as they were
+    pat12 = list(F.GROUP_NAMES).index("pat12")
+    s = slice(F.GROUP_BASES[pat12], F.GROUP_BASES[pat12] + F.GROUP_SIZES[pat12])
+    assert np.allclose(trained.table[s], base[s])
+    r2 = _run(args)
+    assert r2.returncode == 0 and "labels from" in r2.stderr
+    assert "label:" not in r2.stderr
+    # the engine plays with it
+    e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(out)))
+    e.new_game(9, 7.0)
+    assert e.genmove("b") not in ("resign", "pass")
+
+
+def test_train_balance_refuses_bad_input(tmp_path):
+    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--size", "13"])
+    assert r.returncode == 2 and "usable 13x13 games" in r.stderr
+    bad = tmp_path / "bad.gamma"
+    bad.write_text("not a gamma file\n")
+    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--base", str(bad)])
+    assert r.returncode == 2 and str(bad) in r.stderr
+
+
+def test_rollout_gammas_bad_file_is_refused_with_its_path(tmp_path):
+    bad = tmp_path / "old.gamma"
+    bad.write_text("gammago-gammas 1 features=1\n")
+    with pytest.raises(ValueError, match=str(bad)):
+        Engine(EngineConfig(rollout_gammas=str(bad)))
+    r = _run(["gtp", "--rollout-gammas", str(bad)], input="quit\n")
+    assert r.returncode == 2 and str(bad) in r.stderr

@@ -8,7 +8,8 @@ Practice", 2010) fits the log-gammas theta of the rollout features to minimise
     sum over training positions s of (V*(s) - V_theta(s))^2
 
 where V_theta(s) is the playouts' mean result for Black (gammas to the end) and V*(s) a better
-estimate of the position's value. For each position, M playouts give V_hat, N others the
+estimate of the position's value (`--light-after N`: rollouts that play N gamma moves and then
+the light tail, whose moves carry no gradient). For each position, M playouts give V_hat, N others the
 gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
@@ -52,6 +53,14 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="gamma file to start from, used as it is (default: the engine's rollout "
                         "table for --size: patterns/rollout19.gamma with the size's "
                         "--rollout-scale)")
+    p.add_argument("--light-after", type=int, default=0, metavar="N",
+                   help="balance rollouts that play N gamma moves and then the light tail (as "
+                        "--rollout-light-after N; the tail's moves carry no gradient); 0: the "
+                        "gammas to the end")
+    p.add_argument("--groups", default="",
+                   help="comma-separated feature groups to train (default: every group the "
+                        "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
+                        "dist2, edge, pat3); the others keep the start table's gammas")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch", type=int, default=32, help="positions per update")
     p.add_argument("--rate", type=float, default=1.0, help="step size on the log-gammas")
@@ -67,17 +76,18 @@ def add_arguments(p: argparse.ArgumentParser):
 
 
 # --- parameters ---------------------------------------------------------------------------
-def param_map(listed):
+def param_map(listed, groups=None):
     """(param, nparams): param[id] is the index of the parameter that holds feature id (-1 for
-    ids that are not trained: absent levels, pass, and the groups the rollouts do not weigh);
-    the patterns a gamma file does not list share their group's default's parameter."""
+    ids that are not trained: absent levels, pass, the groups the rollouts do not weigh, and
+    those not in `groups` when given); the patterns a gamma file does not list share their
+    group's default's parameter."""
     from gammago import features as F
     from gammago.gammas import absent_ids
     n = F.N_FEATURES
     canon = np.full(n, -1, np.int64)
     pattern_default = {g: F.GROUP_BASES[g] + d for g, _n, d in F.PATTERN_GROUPS}
     for g, name in enumerate(F.GROUP_NAMES):
-        if name not in F.ROLLOUT_GROUPS or name == "pass":
+        if name not in F.ROLLOUT_GROUPS or name == "pass" or (groups and name not in groups):
             continue
         base = F.GROUP_BASES[g]
         for i in range(base + 1, base + F.GROUP_SIZES[g]):
@@ -190,11 +200,11 @@ def load_or_label(path, games, positions, size, playouts, threads, seed):
 
 
 # --- training -----------------------------------------------------------------------------
-def evaluate(boards, table, playouts, threads, seed):
+def evaluate(boards, table, playouts, threads, seed, light_after=0):
     from gammago import balance
     with ThreadPoolExecutor(max_workers=threads) as ex:
         return np.array(list(ex.map(
-            lambda kb: balance.value(kb[1], table, playouts, seed + kb[0]),
+            lambda kb: balance.value(kb[1], table, playouts, seed + kb[0], light_after),
             enumerate(boards))))
 
 
@@ -208,14 +218,16 @@ def held_out_mse(v, labels, playouts):
 
 def train(train_boards, train_labels, test_boards, test_labels, base, listed, args, log=print):
     from gammago import balance
-    param, nparams = param_map(listed)
+    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    param, nparams = param_map(listed, groups)
     theta = np.zeros(nparams)
     # start from the base table (a parameter shared by several ids takes its default's value)
     for i in np.nonzero(param >= 0)[0]:
         theta[param[i]] = math.log(base[i])
     table = table_from(theta, param, base)
     history = []
-    v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000)
+    v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
+                 args.light_after)
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
     history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true})
     log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f})")
@@ -233,8 +245,9 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             def one(k):
                 b = train_boards[k]
                 sd = seed + 2 * int(k) + epoch * 7_919_993
-                vhat = balance.value(b, table, args.value_playouts, sd)
-                g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1)
+                vhat = balance.value(b, table, args.value_playouts, sd, args.light_after)
+                g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1,
+                                        args.light_after)
                 return vhat, g
 
             with ThreadPoolExecutor(max_workers=args.threads) as ex:
@@ -249,7 +262,8 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             table = table_from(theta, param, base)
             bar.update(len(batch))
         bar.close()
-        v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000)
+        v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
+                 args.light_after)
         mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
         history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
                         "train_mse": float(np.mean(sq))})
@@ -290,6 +304,17 @@ def main(args):
         if getattr(args, name) < 1:
             print(f"train-balance: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
             return 2
+    from gammago import features as F
+    bad = [g for g in args.groups.split(",") if g.strip() and
+           (g.strip() not in F.ROLLOUT_GROUPS or g.strip() == "pass")]
+    if bad:
+        print(f"train-balance: --groups: {', '.join(bad)} not among the groups the rollouts "
+              f"weigh ({', '.join(g for g in F.ROLLOUT_GROUPS if g != 'pass')})",
+              file=sys.stderr)
+        return 2
+    if args.light_after < 0:
+        print("train-balance: --light-after must be >= 0", file=sys.stderr)
+        return 2
     if not 0 < args.holdout < 1:
         print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
         return 2
@@ -329,7 +354,10 @@ def main(args):
     first, last = history[0], history[-1]
     comments = [
         "simulation balancing (gammago train-balance): the rollouts' table as it is "
-        "(use with --rollout-gammas)",
+        "(use with --rollout-gammas)" + (
+            f", for {args.light_after} gamma moves and the light tail (--rollout-light-after "
+            f"{args.light_after})" if args.light_after else ", gammas to the end "
+            "(--rollout-light-after 0)"),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",
         f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Simulation balancing (Silver & Tesauro 2009; Huang, Coulom & Lin, "Monte-Carlo Simulation
-Balancing in Practice", 2010): full-length gamma playouts that also return the gradient of the
+Balancing in Practice", 2010): gamma playouts that also return the gradient of the
 log-probability of the moves they played with respect to the log-gammas.
 
 A playout plays every move with probability proportional to the product of the gammas of its
@@ -25,19 +25,26 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
+from gammago.tail cimport tail_choose
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
-                     double* trace, uint8_t* mark, int32_t* touched, int* ntouched,
-                     double* w, int32_t* ids, int16_t* pts) noexcept nogil:
+                     int light_after, double* trace, uint8_t* mark, int32_t* touched,
+                     int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
     """Play b out with the gammas, adding every move's d log pi / d theta into trace (only the
     parameters marked in mark / listed in touched are non-zero; trace NULL: no gradient).
-    Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
+    light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with its
+    shapes, as the engine's rollouts do), and those moves add nothing to the trace: they do not
+    depend on the gammas. Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p, pid, g
     cdef double total, u, s, pj
     cdef int32_t* f
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move
+        if light_after > 0 and nmoves >= light_after:
+            board_play(b, tail_choose(b, r, 1), c)
+            nmoves += 1
+            continue
         n = 0
         total = 0
         for i in range(b.nempty):
@@ -91,8 +98,9 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
 
 def gradient(Board board not None, const double[::1] gammas not None,
              const int32_t[::1] param not None, int nparams, int playouts,
-             double baseline, unsigned long long seed=1):
-    """`playouts` full-length gamma playouts from `board` (the side to move is its to_move).
+             double baseline, unsigned long long seed=1, int light_after=0):
+    """`playouts` gamma playouts from `board` (the side to move is its to_move), to the end or,
+    with light_after > 0, that many moves and then the light tail.
     Returns (grad, mean_z): grad[k] = mean over the playouts of (z - baseline) * trace_k, an
     estimate of d P(Black wins) / d theta_k (theta = log gammas, parameter k as `param` maps
     them); mean_z the playouts' Black score. Releases the GIL while it plays."""
@@ -128,7 +136,8 @@ def gradient(Board board not None, const double[::1] gammas not None,
             for i in range(n):
                 board_copy(b, board.b)
                 ntouched = 0
-                z = _playout(b, gp, pp, &r, trace, mark, touched, &ntouched, w, ids, pts)
+                z = _playout(b, gp, pp, &r, light_after, trace, mark, touched, &ntouched, w,
+                             ids, pts)
                 zsum += z
                 for t in range(ntouched):
                     pid = touched[t]
@@ -149,9 +158,10 @@ def gradient(Board board not None, const double[::1] gammas not None,
 
 
 def value(Board board not None, const double[::1] gammas not None, int playouts,
-          unsigned long long seed=1):
-    """Black's mean score over `playouts` playouts of this module's policy from `board`, without
-    the gradient (the baseline and the fitted value of simulation balancing)."""
+          unsigned long long seed=1, int light_after=0):
+    """Black's mean score over `playouts` playouts of this module's policy from `board` (the
+    light tail after light_after moves when > 0), without the gradient (the baseline and the
+    fitted value of simulation balancing)."""
     if gammas.shape[0] != NFEAT:
         raise ValueError(f"gammas need {NFEAT} entries")
     if playouts < 1:
@@ -171,7 +181,8 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
         with nogil:
             for i in range(n):
                 board_copy(b, board.b)
-                zsum += _playout(b, gp, NULL, &r, NULL, NULL, NULL, NULL, w, ids, pts)
+                zsum += _playout(b, gp, NULL, &r, light_after, NULL, NULL, NULL, NULL, w, ids,
+                                 pts)
     finally:
         free(b)
         free(w)

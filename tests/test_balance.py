@@ -32,15 +32,18 @@ def _position(size, moves):
     return b
 
 
-def test_value_is_the_rollouts_policy():
-    """balance.value samples as the gamma rollouts do with the gammas to the end: Black's win
-    rate agrees with GammaPolicy.evaluate (light_after=0) within the noise of 20,000 playouts
-    each, and not with a table that prefers other moves."""
+@pytest.mark.parametrize("light_after", [0, 5])
+def test_value_is_the_rollouts_policy(light_after):
+    """balance.value samples as the gamma rollouts do (the gammas to the end, or light_after
+    moves and then the light tail with its shapes): Black's win rate agrees with
+    GammaPolicy.evaluate within the noise of 20,000 playouts each, and not with a table that
+    prefers other moves."""
     t = _table(7)
     b = _position(7, ["D4", "C3", "E3", "C5"])
     n = 20000
-    ours = balance.value(b, t, n, 1)
-    theirs = GammaPolicy(t, light_after=0).evaluate(b, n, 2)["black_winrate"]
+    ours = balance.value(b, t, n, 1, light_after)
+    theirs = GammaPolicy(t, light_after=light_after, tail_shapes=True).evaluate(
+        b, n, 2)["black_winrate"]
     se = np.sqrt(0.25 / n) * np.sqrt(2)
     assert abs(ours - theirs) < 4 * se
     flat = np.ones_like(t)      # uniform playouts judge the position differently
@@ -167,3 +170,18 @@ def test_rollout_gammas_bad_file_is_refused_with_its_path(tmp_path):
         Engine(EngineConfig(rollout_gammas=str(bad)))
     r = _run(["gtp", "--rollout-gammas", str(bad)], input="quit\n")
     assert r.returncode == 2 and str(bad) in r.stderr
+
+
+def test_param_map_groups():
+    """--groups: only the named groups get parameters; train-balance refuses a group the
+    rollouts do not weigh."""
+    g = G.load_rollout_default(9)
+    param, nparams = param_map(g.listed, ["capture", "dist1"])
+    names = list(F.GROUP_NAMES)
+    trained = {names[gi] for gi in range(F.N_GROUPS)
+               if np.any(param[F.GROUP_BASES[gi]:F.GROUP_BASES[gi] + F.GROUP_SIZES[gi]] >= 0)}
+    assert trained == {"capture", "dist1"}
+    assert nparams == (F.GROUP_SIZES[names.index("capture")] - 1 +
+                       F.GROUP_SIZES[names.index("dist1")] - 1)
+    r = _run(["train-balance", GAMES, "--out", "x.gamma", "--groups", "capture,pat12"])
+    assert r.returncode == 2 and "pat12" in r.stderr

@@ -77,7 +77,8 @@ DYNKOMI_STONE = 7.0          # --dynkomi linear: points a handicap stone is wort
 DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 on 19x19 (Pachi's);
                              # other sizes in proportion to the points (9x9: 45, 13x13: 94);
                              # off by default: giving 2 stones to GNU Go 10 on 9x9 it won 8 of
-                             # 40 against 13 without (docs/experiments/dynkomi.md)
+                             # 40 against 13 without; taking 3 on 19x19, 17 of 20 against 15
+                             # (both within the noise; docs/experiments/dynkomi.md)
 
 
 def default_max_memory():

@@ -40,6 +40,27 @@ STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 CRIT_PROBE = 1e-6            # criticality weight that gathers it without changing the order
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
+_LIBC = None                 # glibc, for malloc_trim (False where there is none)
+
+
+def release_free_memory():
+    """Give the C heap's free pages back to the system (glibc's malloc_trim), so that a long
+    session's resident size follows what it holds, not the largest search it once ran (the
+    node pool's chunks, the threads' malloc arenas). A no-op without glibc. Returns whether
+    it ran."""
+    global _LIBC
+    if _LIBC is None:
+        import ctypes
+        import ctypes.util
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _LIBC = lib if hasattr(lib, "malloc_trim") else False
+        except OSError:
+            _LIBC = False
+    if not _LIBC:
+        return False
+    _LIBC.malloc_trim(0)
+    return True
 
 
 # --- the engine ------------------------------------------------------------------------------
@@ -188,6 +209,13 @@ class Engine:
             s.configure(**self.config.tree_params(self.board.size))
         self._set_prior(int(size))
         self._forget()
+        # a new game: no tree of the last one is of use, net-root's child trees of another
+        # board size included (they would hold their chunks until its next search); their
+        # memory goes back to the system
+        for s in {id(s): s for s in (self._tree_search, self._root_search, self.search)
+                  if s is not None}.values():
+            s.clear()
+        release_free_memory()
 
     def _set_prior(self, size):
         """Gammas order the children (--prior) and drive the rollouts (--rollout) when a gamma

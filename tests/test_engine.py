@@ -101,6 +101,29 @@ def test_trees_reserve_what_they_use_not_the_bound():
     assert e.budget.used_bytes <= 8 * e.search.memory_of_chunks(1)
 
 
+def test_a_new_game_gives_back_every_tree_of_the_last_one():
+    """A new game (clear_board, boardsize) empties every tree, net-root's child trees of
+    another board size included, so their chunks go back to the budget and the system instead
+    of staying held until that size's next search."""
+    from gammago.engine import release_free_memory
+    e = engine(mode="auto", playouts=300)
+    e.new_game(19, 7.5)
+    e.genmove("b")
+    root = e.search
+    if root is e._tree_search:
+        pytest.skip("the shipped model did not load: no net-root search")
+    assert root.nodes > 0 and e.budget.used_bytes > 0
+    e.new_game(9, 7.0)
+    assert e.search is e._tree_search and root.kids == [] and root.nodes == 0
+    assert e.budget.used_bytes <= e.search.memory_of_chunks(1)
+    e.genmove("b")
+    used = e.budget.used_bytes
+    assert used > 0
+    e.new_game(9, 7.0)
+    assert e.budget.used_bytes <= min(used, e.search.memory_of_chunks(1))
+    assert release_free_memory() in (True, False)
+
+
 def test_a_full_budget_stops_growth_and_is_said_once(caplog):
     import logging
     e = engine(mode="rollouts", playouts=3000, max_nodes=20000, expand_visits=1)

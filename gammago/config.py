@@ -76,9 +76,13 @@ AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, ro
 DYNKOMI_STONE = 7.0          # --dynkomi linear: points a handicap stone is worth (Pachi's value)
 DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 on 19x19 (Pachi's);
                              # other sizes in proportion to the points (9x9: 45, 13x13: 94);
-                             # off by default: giving 2 stones to GNU Go 10 on 9x9 it won 8 of
-                             # 40 against 13 without; taking 3 on 19x19, 17 of 20 against 15
-                             # (both within the noise; docs/experiments/dynkomi.md)
+DYNKOMI_AUTO_MIN_SIZE = 19   # --dynkomi auto (the default): linear on boards this size and up
+                             # when the engine takes stones (plays Black in a handicap game),
+                             # off otherwise, as Pachi's first default was (dynkomi 200 moves on
+                             # 19x19, Black only). Taking 3 stones from GNU Go 10 on 19x19 it
+                             # won 17 of 20 against 15 without, by more (median 6.5 against
+                             # 4.5); giving 2 on 9x9, 8 of 40 against 13 without; both within
+                             # the noise (docs/experiments/dynkomi.md)
 
 
 def default_max_memory():
@@ -159,8 +163,9 @@ class EngineConfig:
     net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
                                    # the replies to each root move (the root children's children)
     policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
-    dynkomi: str = "off"           # linear: in handicap games the search counts an extra komi for
-                                   # White that shrinks to 0 over the first moves (Engine.extra_komi)
+    dynkomi: str = "auto"          # linear: in handicap games the search counts an extra komi for
+                                   # White that shrinks to 0 over the first moves (Engine.extra_komi);
+                                   # auto: linear when taking stones on 19x19, else off
     dynkomi_moves: int = 0         # ... over this many moves (0: by board size, dynkomi_moves_for)
 
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
@@ -304,13 +309,15 @@ class EngineConfig:
         n.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
                        help="net-policy / gamma-policy: 0 plays the policy's best move; T > 0 samples "
                             "moves with probability ~ p^(1/T), seeded by --seed")
-        g.add_argument("--dynkomi", choices=("linear", "off"), default=d.dynkomi,
+        g.add_argument("--dynkomi", choices=("auto", "linear", "off"), default=d.dynkomi,
                        help="linear (Pachi's linear dynamic komi): in a handicap game of H stones "
                             f"the search plays against H x {DYNKOMI_STONE:g} points of extra "
                             "komi for White (less the komi White already has), shrinking "
                             "linearly to 0 over the first --dynkomi-moves moves, so that the "
-                            "win rates stay informative; no resignation while it applies "
-                            "(default: %(default)s)")
+                            "win rates stay informative; no resignation while it applies. "
+                            f"auto: linear on {DYNKOMI_AUTO_MIN_SIZE}x{DYNKOMI_AUTO_MIN_SIZE} "
+                            "when the engine takes the stones (its last genmove was for Black), "
+                            "off otherwise (default: %(default)s)")
         g.add_argument("--dynkomi-moves", type=int, default=d.dynkomi_moves, metavar="N",
                        help=f"--dynkomi linear: moves to reach 0 (0: {DYNKOMI_MOVES_19} on 19x19, "
                             "other sizes in proportion to their points)")
@@ -355,7 +362,8 @@ class EngineConfig:
             (self.net_cpuct >= 0, f"--net-cpuct must be >= 0, not {self.net_cpuct}"),
             (self.policy_temperature >= 0,
              f"--policy-temperature must be >= 0, not {self.policy_temperature}"),
-            (self.dynkomi in ("linear", "off"), f"--dynkomi must be linear or off, not {self.dynkomi!r}"),
+            (self.dynkomi in ("auto", "linear", "off"),
+             f"--dynkomi must be auto, linear or off, not {self.dynkomi!r}"),
             (self.dynkomi_moves >= 0, f"--dynkomi-moves must be >= 0, not {self.dynkomi_moves}"),
         ]
         for ok, msg in checks:

@@ -25,7 +25,8 @@ from gammago import net as _net
 from gammago import tree as _tree
 from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
-from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_STONE, EngineConfig, dynkomi_moves_for,
+from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
+                            dynkomi_moves_for,
                             rollout_gammas, rollout_light_after_for)
 from gammago.root_search import RootSearch
 from gammago.seeds import derive
@@ -203,6 +204,7 @@ class Engine:
             self._auto_search(board.size)
         self.board = board
         self.handicap = 0               # handicap stones of this game (setup_stones)
+        self.my_color = 0               # the colour of the last genmove (--dynkomi auto)
         # the rollouts-only tree is kept ready for the size even when the net-root search plays:
         # final_status_list and final_score run on it (_status_owner)
         for s in self._searches():
@@ -295,12 +297,21 @@ class Engine:
         self.handicap = len(black) if len(black) >= 2 and not white and not b.moves \
             and len(b.stones("b")) == len(black) else 0
 
+    def dynkomi_on(self):
+        """Whether the search counts a dynamic komi in this game: --dynkomi linear in any
+        handicap game; auto only on boards of DYNKOMI_AUTO_MIN_SIZE and up when the engine takes
+        the stones (its last genmove was for Black: pondering keeps the genmove's komi)."""
+        mode = self.config.dynkomi
+        if mode == "auto":
+            return self.board.size >= DYNKOMI_AUTO_MIN_SIZE and self.my_color == 1
+        return mode == "linear"
+
     def extra_komi(self):
-        """--dynkomi linear, as Pachi's uct/dynkomi.c: in a game of H >= 2 handicap stones the
-        search counts H * DYNKOMI_STONE + 0.5 - komi more komi for White at the first move,
-        shrinking linearly to 0 at move --dynkomi-moves; 0 otherwise. Scores, passing and
-        final_score keep the real komi."""
-        if self.config.dynkomi != "linear" or self.handicap < 2:
+        """Dynamic komi, as Pachi's linear scheme (uct/dynkomi.c): in a game of H >= 2 handicap
+        stones the search counts H * DYNKOMI_STONE + 0.5 - komi more komi for White at the first
+        move, shrinking linearly to 0 at move --dynkomi-moves; 0 otherwise or when dynkomi_on()
+        says no. Scores, passing and final_score keep the real komi."""
+        if self.handicap < 2 or not self.dynkomi_on():
             return 0.0
         n = self.config.dynkomi_moves or dynkomi_moves_for(self.board.size)
         played = len(self.board.moves)
@@ -416,6 +427,7 @@ class Engine:
         pondered = self.pondering
         self.ponder_stop()
         c = parse_color(color)
+        self.my_color = c
         if self.config.mode in ("net-policy", "gamma-policy"):
             return self._policy_move(c, emit)
         clock = self.clocks[c]

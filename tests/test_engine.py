@@ -560,12 +560,34 @@ def test_linear_dynkomi_shrinks_from_the_handicap_to_zero():
     e.play("b", "G1")
     assert e.extra_komi() == 0.0                    # after 10 moves: the real komi again
     assert e.board.komi == 0.5
-    off = engine()
+    off = engine(dynkomi="off")
     off.set_komi(0.5)
     off.place_free_handicap(4)
-    assert off.extra_komi() == 0.0                  # --dynkomi off (the default)
+    assert off.extra_komi() == 0.0                  # --dynkomi off
     e.new_game(9, 0.5)
     assert e.handicap == 0 and e.extra_komi() == 0.0
+
+
+def test_auto_dynkomi_only_when_taking_stones_on_19x19():
+    """--dynkomi auto (the default): the linear extra komi on 19x19 once the engine has played
+    Black in a handicap game, never as White and never on smaller boards."""
+    assert EngineConfig().dynkomi == "auto"
+    for size, expect in ((19, True), (9, False)):
+        e = engine(playouts=100, mode="rollouts")
+        e.new_game(size, 0.5)
+        e.place_free_handicap(3)
+        assert e.extra_komi() == 0.0                # no genmove yet: the engine's side unknown
+        m = e.genmove("w")                          # the engine gives the stones: off
+        assert e.extra_komi() == 0.0 and m != "resign"
+        e.genmove("b")                              # now it takes them
+        assert (e.extra_komi() > 0) == expect, size
+        if expect:
+            n = len(e.board.moves)
+            assert e.extra_komi() == pytest.approx((3 * 7 + 0.5 - 0.5) * (200 - n) / 200)
+    explicit = engine(playouts=100, mode="rollouts", dynkomi="linear")
+    explicit.new_game(9, 0.5)
+    explicit.place_free_handicap(3)
+    assert explicit.extra_komi() > 0                # linear: whoever plays
 
 
 def test_linear_dynkomi_is_what_the_search_plays_against():
@@ -588,6 +610,9 @@ def test_dynkomi_flags():
     EngineConfig.add_arguments(p)
     cfg = EngineConfig.from_args(p.parse_args(["--dynkomi", "linear", "--dynkomi-moves", "30"]))
     assert cfg.dynkomi == "linear" and cfg.dynkomi_moves == 30
+    assert EngineConfig.from_args(p.parse_args([])).dynkomi == "auto"
+    with pytest.raises(ValueError, match="dynkomi"):
+        EngineConfig(dynkomi="adaptive").validate()
     with pytest.raises(ValueError, match="dynkomi-moves"):
         EngineConfig(dynkomi_moves=-1).validate()
 

@@ -18,7 +18,7 @@ from gammago.rollout import GammaPolicy
 from gammago.train_balance import param_map, table_from
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GAMES = os.path.join(ROOT, "tests", "data", "balance")
+GAMES = os.path.join(ROOT, "tests", "games9")
 
 
 def _table(size=9):

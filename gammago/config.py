@@ -75,7 +75,7 @@ AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, ro
                              # BENCHMARKS "Net")
 DYNKOMI_STONE = 7.0          # --dynkomi linear: points a handicap stone is worth (Pachi's value)
 DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 on 19x19 (Pachi's);
-                             # other sizes in proportion to the points (9x9: 45, 13x13: 94);
+                             # other sizes in proportion to the points (9x9: 45, 13x13: 94)
 DYNKOMI_AUTO_MIN_SIZE = 19   # --dynkomi auto (the default): linear on boards this size and up
                              # when the engine takes stones (plays Black in a handicap game),
                              # off otherwise, as Pachi's first default was (dynkomi 200 moves on

@@ -26,8 +26,7 @@ from gammago import tree as _tree
 from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
-                            dynkomi_moves_for,
-                            rollout_gammas, rollout_light_after_for)
+                            dynkomi_moves_for, rollout_gammas, rollout_light_after_for)
 from gammago.root_search import RootSearch
 from gammago.seeds import derive
 

@@ -7,15 +7,15 @@ Practice", 2010) fits the log-gammas theta of the rollout features to minimise
 
     sum over training positions s of (V*(s) - V_theta(s))^2
 
-where V_theta(s) is the playouts' mean result for Black (gammas to the end) and V*(s) a better
-estimate of the position's value (`--light-after N`: rollouts that play N gamma moves and then
-the light tail, whose moves carry no gradient). For each position, M playouts give V_hat, N others the
-gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
+where V_theta(s) is the playouts' mean result for Black (gammas to the end, or with
+`--light-after N` N gamma moves and then the light tail, whose moves carry no gradient) and V*(s)
+a better estimate of the position's value. For each position, M playouts give V_hat, N others
+the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
 Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled
-with V* = the win rate of the engine's own search (`--label-playouts` playouts, the engine's
-defaults for the board size): the labels are cached next to the output (OUT.labels.json), so a
+with V* = the win rate of the engine's own search (`--mode rollouts` with its defaults for the
+board size, `--label-playouts` playouts, no early stop): the labels are cached next to the output (OUT.labels.json), so a
 second run with other training settings does not search again. Games are split into training
 and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
@@ -40,13 +40,18 @@ LABELS_VERSION = 1
 def add_arguments(p: argparse.ArgumentParser):
     p.add_argument("paths", nargs="+", help="SGF files, directories or archives")
     p.add_argument("--out", required=True, help="gamma file to write")
-    p.add_argument("--size", type=int, default=9, help="board size of the games used (default 9)")
+    p.add_argument("--size", type=int, default=9,
+                   help="board size of the games used (default: %(default)s)")
     p.add_argument("--max-games", type=int, default=None, help="read at most this many games")
-    p.add_argument("--per-game", type=int, default=8, help="positions sampled from a game")
-    p.add_argument("--start", type=int, default=4, help="first move number sampled")
-    p.add_argument("--holdout", type=float, default=0.1, help="share of games held out")
+    p.add_argument("--per-game", type=int, default=8,
+                   help="positions sampled from a game (default: %(default)s)")
+    p.add_argument("--start", type=int, default=4,
+                   help="first move number sampled (default: %(default)s)")
+    p.add_argument("--holdout", type=float, default=0.1,
+                   help="share of games held out (default: %(default)s)")
     p.add_argument("--label-playouts", type=int, default=10000,
-                   help="playouts of the engine search that labels a position")
+                   help="playouts of the engine search that labels a position "
+                        "(default: %(default)s)")
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json); reused when it matches")
     p.add_argument("--base", default=None,
@@ -56,23 +61,31 @@ def add_arguments(p: argparse.ArgumentParser):
     p.add_argument("--light-after", type=int, default=0, metavar="N",
                    help="balance rollouts that play N gamma moves and then the light tail (as "
                         "--rollout-light-after N; the tail's moves carry no gradient); 0: the "
-                        "gammas to the end")
+                        "gammas to the end (default: %(default)s)")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
                         "dist2, edge, pat3); the others keep the start table's gammas")
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch", type=int, default=32, help="positions per update")
-    p.add_argument("--rate", type=float, default=1.0, help="step size on the log-gammas")
+    p.add_argument("--epochs", type=int, default=10,
+                   help="passes over the training positions (default: %(default)s)")
+    p.add_argument("--batch", type=int, default=32,
+                   help="positions per update (default: %(default)s)")
+    p.add_argument("--rate", type=float, default=1.0,
+                   help="step size on the log-gammas (default: %(default)s)")
     p.add_argument("--value-playouts", type=int, default=64,
-                   help="M: playouts for V_hat, the baseline")
-    p.add_argument("--grad-playouts", type=int, default=64, help="N: playouts for the gradient")
+                   help="M: playouts for V_hat, the baseline (default: %(default)s)")
+    p.add_argument("--grad-playouts", type=int, default=64,
+                   help="N: playouts for the gradient (default: %(default)s)")
     p.add_argument("--eval-playouts", type=int, default=256,
-                   help="playouts a held-out position is judged with after each epoch")
+                   help="playouts a held-out position is judged with after each epoch "
+                        "(default: %(default)s)")
     p.add_argument("--max-step", type=float, default=0.2,
-                   help="largest change of one log-gamma in one update")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--seed", type=int, default=1)
+                   help="largest change of one log-gamma in one update (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="threads for the playouts, processes for the labels (default: %(default)s, "
+                        "the machine's cores)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the sampling, the split and the playouts (default: %(default)s)")
 
 
 # --- parameters ---------------------------------------------------------------------------
@@ -325,7 +338,8 @@ def main(args):
         else:
             g = G.load_rollout_default(args.size) or G.load_default(args.size)
             base = rollout_gammas(g.table, args.size)
-            listed, base_name = g.listed, f"{g.path} with the rollouts' scale for {args.size}x{args.size}"
+            listed = g.listed
+            base_name = f"{g.path} with the rollouts' scale for {args.size}x{args.size}"
     except (OSError, ValueError) as e:
         print(f"train-balance: {e}", file=sys.stderr)
         return 2

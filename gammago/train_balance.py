@@ -276,7 +276,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             bar.update(len(batch))
         bar.close()
         v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                 args.light_after)
+                     args.light_after)
         mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
         history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
                         "train_mse": float(np.mean(sq))})
@@ -358,6 +358,11 @@ def main(args):
     held = set(rng.sample(names, max(1, round(len(names) * args.holdout))))
     tr = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name not in held]
     te = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name in held]
+    if not tr or not te:
+        print(f"train-balance: {len(tr)} training and {len(te)} held-out positions from "
+              f"{len(games)} games; need some of each (more games, --per-game, --holdout)",
+              file=sys.stderr)
+        return 2
     print(f"train-balance: {len(games)} games, {len(positions)} positions "
           f"({len(tr)} training, {len(te)} held out from {len(held)} games)", file=sys.stderr)
     table, history = train([b for b, _ in tr], [y for _, y in tr], [b for b, _ in te],

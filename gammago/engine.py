@@ -44,10 +44,10 @@ _LIBC = None                 # glibc, for malloc_trim (False where there is none
 
 
 def release_free_memory():
-    """Give the C heap's free pages back to the system (glibc's malloc_trim), so that a long
-    session's resident size follows what it holds, not the largest search it once ran (the
-    node pool's chunks, the threads' malloc arenas). A no-op without glibc. Returns whether
-    it ran."""
+    """Give the C heap's free pages back to the system (glibc's malloc_trim), so that a
+    long-running engine's resident size follows what it holds, not the largest search it once
+    ran (the node pool's chunks, the threads' malloc arenas). A no-op without glibc. Returns
+    whether it ran."""
     global _LIBC
     if _LIBC is None:
         import ctypes
@@ -238,12 +238,12 @@ class Engine:
         rollout_table = None
         if table is not None and cfg.rollout != "light":
             from gammago import gammas
+            # --rollout-gammas FILE is the rollouts' table as it is: no scale unless given
             if cfg.rollout_gammas:
-                rollout_table = rollout_gammas(self._rollout_file().table, size, cfg.rollout_power,
-                                               cfg.rollout_scale or "")
+                base, scale = self._rollout_file().table, cfg.rollout_scale or ""
             else:
-                rollout_table = rollout_gammas(gammas.rollout_base(size), size, cfg.rollout_power,
-                                               cfg.rollout_scale)
+                base, scale = gammas.rollout_base(size), cfg.rollout_scale
+            rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)

@@ -192,11 +192,16 @@ def load_rollout_default(size=19):
     return _cache[path]
 
 
-def rollout_base(size=19):
-    """The table the rollouts start from on a board of `size` (before engine.rollout_gammas
-    scales it): the rollout gammas when shipped, else the default gammas."""
+def load_rollout_base(size=19):
+    """The Gammas the rollouts start from on a board of `size` (before engine.rollout_gammas
+    scales them): the rollout gammas when shipped, else the default gammas."""
     trained = load_rollout_default(size)
-    return (trained if trained is not None else load_default(size)).table
+    return trained if trained is not None else load_default(size)
+
+
+def rollout_base(size=19):
+    """load_rollout_base's table."""
+    return load_rollout_base(size).table
 
 
 def load_default(size=19):

@@ -15,9 +15,9 @@ theta += rate * (V* - V_hat) * g, averaged over a batch.
 
 Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled
 with V* = the win rate of the engine's own search (`--mode rollouts` with its defaults for the
-board size, `--label-playouts` playouts, no early stop): the labels are cached next to the output (OUT.labels.json), so a
-second run with other training settings does not search again. Games are split into training
-and held-out positions by game. The output is a gamma file whose table is what the rollouts
+board size, `--label-playouts` playouts, no early stop): the labels are cached next to the
+output (OUT.labels.json), so a second run with other training settings does not search again.
+Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
 error by epoch.
 """
@@ -336,7 +336,7 @@ def main(args):
             g = G.load(args.base)
             base, listed, base_name = g.table, g.listed, args.base
         else:
-            g = G.load_rollout_default(args.size) or G.load_default(args.size)
+            g = G.load_rollout_base(args.size)
             base = rollout_gammas(g.table, args.size)
             listed = g.listed
             base_name = f"{g.path} with the rollouts' scale for {args.size}x{args.size}"

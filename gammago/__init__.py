@@ -1,5 +1,6 @@
 """gammago: a Monte-Carlo Go engine with MM-trained pattern gammas, UCT and an ONNX net."""
 import site
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,3 +18,17 @@ def shipped_dir(name):
         if path.is_dir():
             return path
     return checkout
+
+
+def build():
+    """Which gammago this is: the package's directory, and where it lies in a git checkout the
+    commit (`git describe --always --dirty`). `gammago match` asks engines for it (GTP
+    `gammago-build`), so that a match between two builds shows which code each side ran."""
+    package = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(package.parent), "describe", "--always",
+                                 "--dirty", "--abbrev=7"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{package} {commit}".strip()

@@ -6,7 +6,8 @@ One command per line on stdin, one response per command on stdout:
 The full GTP v2 set, plus printsgf, list_stones, cputime, kgs-time_settings,
 kgs-genmove_cleanup, lz-analyze / lz-genmove_analyze (Leela Zero's analysis output, as Sabaki
 and Lizzie read it), kata-analyze (KataGo's, with ownership), gogui-analyze_commands and the GoGui
-graphics commands gammago-analyze, gammago-ownership and gammago-criticality.
+graphics commands gammago-analyze, gammago-ownership and gammago-criticality, and gammago-build
+(the package directory the engine runs from and its git commit: `gammago match` shows it).
 
 lz-analyze and kata-analyze stream until any input line arrives, an empty one included (Leela
 Zero stops its analysis as soon as input is pending; KataGo on any command or raw newline): an
@@ -25,6 +26,7 @@ import sys
 import threading
 import time
 
+import gammago
 from gammago import handicap
 from gammago.board import Board, format_vertex, parse_color, parse_vertex
 
@@ -186,6 +188,7 @@ class Gtp:
             "gammago-analyze": self.cmd_gammago_analyze,
             "gammago-ownership": self.cmd_gammago_ownership,
             "gammago-criticality": self.cmd_gammago_criticality,
+            "gammago-build": self.cmd_gammago_build,
         }
         self._stream_cid = None             # the streaming answer under way: its id,
         self._stream_open = False           # ... and whether its `=` line is out
@@ -301,6 +304,11 @@ class Gtp:
 
     def cmd_version(self, args):
         return self.version_text or self.engine.version
+
+    def cmd_gammago_build(self, args):
+        """The package directory this engine runs from, and its git commit where there is one."""
+        _nargs(args, 0, usage="gammago-build")
+        return gammago.build()
 
     def cmd_known_command(self, args):
         _nargs(args, 1, usage="known_command COMMAND")

@@ -41,6 +41,7 @@ run as gammago.gtp_process.GtpProcess, which also expands the shorthands above.
 """
 import concurrent.futures
 import os
+import re
 import signal
 import sys
 import threading
@@ -54,15 +55,35 @@ from gammago.referee import play_game
 from gammago.stats import sprt_bounds
 
 # --- the match ------------------------------------------------------------------------------
-def engine_name(command, seed=0):
-    """'name version' as the engine reports it over GTP."""
+def engine_identity(command, seed=0):
+    """('name version', build) as the engine reports them over GTP: build is a gammago's
+    `gammago-build` answer (its package directory and git commit), "" for other engines and for
+    gammago builds older than the command."""
     proc = GtpProcess(expand_command(command, seed), command)
     try:
         name = proc.send("name", STARTUP_TIMEOUT_S)
         version = proc.send("version", COMMAND_TIMEOUT_S)
+        build = ""
+        ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
+        if ok and known.strip() == "true":
+            build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
     finally:
         proc.close()
-    return f"{name} {version}".strip()
+    return f"{name} {version}".strip(), build
+
+
+def wrong_build(command, build):
+    """Why an engine does not run the gammago its command names, or "": a command that sets
+    PYTHONPATH=DIR but whose engine runs the package of another directory. `python -m gammago`
+    puts the working directory first on sys.path, so a baseline given as
+    `env PYTHONPATH=/old python -m gammago gtp` runs the checkout the match was started in."""
+    dirs = [os.path.realpath(d) for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
+            for d in v.split(os.pathsep) if d]
+    if not dirs or not build or any(build.startswith(d + os.sep) for d in dirs):
+        return ""
+    return (f"its command sets PYTHONPATH={os.pathsep.join(dirs)} but it runs {build}: `python -m` "
+            "puts the working directory first on sys.path; start the match from another directory, "
+            "or start the engine in its own (`sh -c 'cd DIR && exec python -m gammago gtp ...'`)")
 
 
 class LocalGames:
@@ -303,21 +324,27 @@ def main(args):
 
 def _play(args, cfg, done, wall_before, client):
     for k in (1, 2):
-        if not cfg.names[k]:
-            try:
-                if client is None:
-                    cfg.names[k] = engine_name(cfg.engines[k], cfg.seed)
-                else:           # the engine must run where the games are played
-                    cfg.names[k] = cluster.call(client, engine_name, cfg.engines[k], cfg.seed,
-                                                what=f"starting engine{k}")
-            except EngineFailure as e:
-                print(f"gammago match: engine{k} does not answer GTP"
-                      + (" on a worker" if client else "") + f": {e}", file=sys.stderr)
-                return 2
+        try:
+            if client is None:
+                name, build = engine_identity(cfg.engines[k], cfg.seed)
+            else:               # the engine must run where the games are played
+                name, build = cluster.call(client, engine_identity, cfg.engines[k], cfg.seed,
+                                           what=f"starting engine{k}")
+        except EngineFailure as e:
+            print(f"gammago match: engine{k} does not answer GTP"
+                  + (" on a worker" if client else "") + f": {e}", file=sys.stderr)
+            return 2
+        why = wrong_build(cfg.engines[k], build)
+        if why:
+            print(f"gammago match: engine{k}: {why}", file=sys.stderr)
+            return 2
+        cfg.names[k] = cfg.names[k] or name
+        cfg.builds[k] = build
     if cfg.names[1] == cfg.names[2]:
         cfg.names = {1: cfg.names[1] + " (1)", 2: cfg.names[2] + " (2)"}
-    print(f"engine1: {cfg.names[1]}: {cfg.engines[1]}\nengine2: {cfg.names[2]}: {cfg.engines[2]}",
-          file=sys.stderr)
+    for k in (1, 2):
+        print(f"engine{k}: {cfg.names[k]}: {cfg.engines[k]}"
+              + (f"\n         runs {cfg.builds[k]}" if cfg.builds[k] else ""), file=sys.stderr)
     # Ctrl-C, and SIGTERM (also when started in the background, where SIGINT is ignored), stop
     # the match cleanly: the games in progress are abandoned, the table of the rest printed
     def interrupt(signum, frame):

@@ -53,6 +53,7 @@ class MatchConfig:
     sprt: tuple = None         # (elo0, elo1)
     alpha: float = 0.05
     beta: float = 0.05
+    builds: dict = dataclasses.field(default_factory=dict)  # {k: gammago-build answer, "" if none}
 
 
 # --- the table ------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ REQUIRED = """protocol_version name version known_command list_commands quit boa
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
 kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze
-gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality""".split()
+gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality gammago-build""".split()
 
 
 def make_gtp(playouts=40):

@@ -12,7 +12,7 @@ from sgfmill import sgf as sgfmill_sgf
 
 from gammago.board import Board, format_vertex
 from gammago.gtp_process import expand_command
-from gammago.match import run_match
+from gammago.match import engine_identity, run_match, wrong_build
 from gammago.referee import play_game
 from gammago.match_record import MatchConfig
 from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
@@ -244,6 +244,36 @@ def test_a_killed_match_resumes_from_its_record(tmp_path):
     js.write_text("{not json")
     p = _match_cli("--games", "3", "--komi", "0.5", "--resume", *args)
     assert p.returncode == 2 and str(js) in p.stderr and "not a match record" in p.stderr
+
+
+def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refused(tmp_path):
+    """`gammago-build` names the package an engine runs; a command that puts a directory on
+    PYTHONPATH but runs another gammago (`python -m` puts the working directory first) is refused
+    before any game, naming both; one that runs what it names is not."""
+    name, build = engine_identity(TINY)
+    assert name.startswith("gammago ") and build.startswith(os.path.join(ROOT, "gammago"))
+    assert engine_identity(f"{SCRIPTED} pass")[1] == ""          # not a gammago: no build
+    other = tmp_path / "old-build"
+    other.mkdir()
+    assert wrong_build(f"env PYTHONPATH={other} python -m gammago gtp", build)
+    assert not wrong_build(f"env PYTHONPATH={ROOT} python -m gammago gtp", build)
+    assert not wrong_build("gammago --playouts 20", build)       # no PYTHONPATH: nothing to check
+    assert not wrong_build(f"env PYTHONPATH={other} python -m gammago gtp", "")   # older gammago
+    js = tmp_path / "m.json"
+    # run from the checkout (cwd=ROOT): the engine imports ROOT's gammago, not the one it names
+    p = _match_cli("--engine1", TINY, "--engine2",
+                   f"env PYTHONPATH={other} {sys.executable} -m gammago gtp --playouts 20 --quiet",
+                   "--games", "1", "--json", str(js))
+    assert p.returncode == 2 and "engine2" in p.stderr and str(other) in p.stderr, p.stderr
+    assert os.path.join(ROOT, "gammago") in p.stderr and not js.exists()
+    # the same build started in its own directory is what it names: the match runs, recorded
+    p = _match_cli("--engine1", TINY, "--engine2",
+                   f"sh -c 'cd {ROOT} && exec env PYTHONPATH={ROOT} {sys.executable} -m gammago "
+                   "gtp --playouts 20 --quiet'", "--games", "1", "--max-moves", "20",
+                   "--json", str(js), timeout=300)
+    assert p.returncode == 0, p.stderr
+    builds = json.loads(js.read_text())["config"]["builds"]
+    assert builds["1"] == builds["2"] == build and f"runs {build}" in p.stderr
 
 
 def test_sprt_decided_before_resuming_plays_nothing():

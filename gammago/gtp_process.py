@@ -10,10 +10,13 @@ Engine command lines are split like a shell would, with two shorthands (expand_c
 leading word `gammago` runs this gammago with the current Python (`python -m gammago gtp`), and
 `gnugo:LEVEL` is GNU Go 3.8 as a referee's rules want it; `{seed}` becomes the given seed.
 A timeout, a crash or an error answer raises EngineFailure, whose .reason says which.
+engine_identity asks an engine its name and, for a gammago, the code it runs (`gammago-build`);
+wrong_build says when that is not the build its command names.
 """
 import collections
 import os
 import queue
+import re
 import shlex
 import subprocess
 import sys
@@ -196,3 +199,34 @@ class GtpProcess:
             self.proc.stdin.close()      # stdout and stderr close in their reader threads at EOF
         except (OSError, ValueError):
             pass
+
+
+def engine_identity(command, seed=0):
+    """('name version', build) as the engine reports them over GTP: build is a gammago's
+    `gammago-build` answer (its package directory and git commit), "" for other engines and for
+    gammago builds older than the command."""
+    proc = GtpProcess(expand_command(command, seed), command)
+    try:
+        name = proc.send("name", STARTUP_TIMEOUT_S)
+        version = proc.send("version", COMMAND_TIMEOUT_S)
+        build = ""
+        ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
+        if ok and known.strip() == "true":
+            build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
+    finally:
+        proc.close()
+    return f"{name} {version}".strip(), build
+
+
+def wrong_build(command, build):
+    """Why an engine does not run the gammago its command names, or "": a command that sets
+    PYTHONPATH=DIR but whose engine runs the package of another directory. `python -m gammago`
+    puts the working directory first on sys.path, so a baseline given as
+    `env PYTHONPATH=/old python -m gammago gtp` runs the checkout the match was started in."""
+    dirs = [os.path.realpath(d) for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
+            for d in v.split(os.pathsep) if d]
+    if not dirs or not build or any(build.startswith(d + os.sep) for d in dirs):
+        return ""
+    return (f"its command sets PYTHONPATH={os.pathsep.join(dirs)} but it runs {build}: `python -m` "
+            "puts the working directory first on sys.path; start the match from another directory, "
+            "or start the engine in its own (`sh -c 'cd DIR && exec python -m gammago gtp ...'`)")

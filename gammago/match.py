@@ -41,51 +41,19 @@ run as gammago.gtp_process.GtpProcess, which also expands the shorthands above.
 """
 import concurrent.futures
 import os
-import re
 import signal
 import sys
 import threading
 import time
 
 from gammago import cluster
-from gammago.gtp_process import (COMMAND_TIMEOUT_S, STARTUP_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S,
-                                 EngineFailure, GtpProcess, expand_command)
+from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, engine_identity,
+                                 expand_command, wrong_build)
 from gammago.match_record import MatchConfig, format_table, read_record, summarize, write_record
 from gammago.referee import play_game
 from gammago.stats import sprt_bounds
 
 # --- the match ------------------------------------------------------------------------------
-def engine_identity(command, seed=0):
-    """('name version', build) as the engine reports them over GTP: build is a gammago's
-    `gammago-build` answer (its package directory and git commit), "" for other engines and for
-    gammago builds older than the command."""
-    proc = GtpProcess(expand_command(command, seed), command)
-    try:
-        name = proc.send("name", STARTUP_TIMEOUT_S)
-        version = proc.send("version", COMMAND_TIMEOUT_S)
-        build = ""
-        ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
-        if ok and known.strip() == "true":
-            build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
-    finally:
-        proc.close()
-    return f"{name} {version}".strip(), build
-
-
-def wrong_build(command, build):
-    """Why an engine does not run the gammago its command names, or "": a command that sets
-    PYTHONPATH=DIR but whose engine runs the package of another directory. `python -m gammago`
-    puts the working directory first on sys.path, so a baseline given as
-    `env PYTHONPATH=/old python -m gammago gtp` runs the checkout the match was started in."""
-    dirs = [os.path.realpath(d) for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
-            for d in v.split(os.pathsep) if d]
-    if not dirs or not build or any(build.startswith(d + os.sep) for d in dirs):
-        return ""
-    return (f"its command sets PYTHONPATH={os.pathsep.join(dirs)} but it runs {build}: `python -m` "
-            "puts the working directory first on sys.path; start the match from another directory, "
-            "or start the engine in its own (`sh -c 'cd DIR && exec python -m gammago gtp ...'`)")
-
-
 class LocalGames:
     """The games of a match in threads of this process, --parallel at a time. run_match drives
     this or gammago.cluster.ClusterGames (the same interface) with one loop."""

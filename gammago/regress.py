@@ -37,7 +37,8 @@ import sys
 import time
 
 from gammago import cluster
-from gammago.gtp_process import UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, expand_command
+from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, engine_identity,
+                                 expand_command, wrong_build)
 from gammago.match_record import write_json
 
 # --- constants ----------------------------------------------------------------------------------
@@ -377,9 +378,9 @@ def describe(r):
     return f"{where}{pos}: {r.command}: expected {r.expected}, {got}"
 
 
-def make_record(engine, argv, suite, results, by_file, total, errors, notes, finished):
+def make_record(engine, argv, suite, results, by_file, total, errors, notes, finished, build=""):
     from gammago import __version__
-    return {"engine": engine, "argv": argv, "suite": os.path.abspath(suite),
+    return {"engine": engine, "argv": argv, "build": build, "suite": os.path.abspath(suite),
             "gammago_version": __version__, "finished": finished,
             "total": total, "files": by_file, "parse_errors": errors, "notes": notes,
             "tests": [dataclasses.asdict(r) for r in results]}
@@ -437,6 +438,18 @@ def main(args):
         print(f"warning: {e}", file=sys.stderr)
     n_run = sum(1 for t in files for it in t.tests if it.runs)
     print(f"{len(files)} file(s), {n_run} reg_genmove test(s); engine: {' '.join(argv)}", file=sys.stderr)
+    build = ""
+    if "gammago" in args.engine and not args.scheduler:   # (a cluster's engines run on workers)
+        try:
+            build = engine_identity(args.engine, args.seed)[1]
+        except EngineFailure:
+            pass                   # the tests say what goes wrong with it, file by file
+        why = wrong_build(args.engine, build)
+        if why:
+            print(f"{prog}: --engine: {why}", file=sys.stderr)
+            return 2
+        if build:
+            print(f"the engine runs {build}", file=sys.stderr)
 
     from tqdm import tqdm
     bar = tqdm(total=n_run, desc="regress", unit="test", file=sys.stderr, dynamic_ncols=True,
@@ -462,7 +475,8 @@ def main(args):
         by_file.update((n, per_file[n][2]) for n in names)
         total = summarize(results, sum(s["skipped"] for s in by_file.values()))
         total["wall_s"] = round(time.monotonic() - t0, 1)
-        return make_record(args.engine, argv, suite, results, by_file, total, errors, notes, finished)
+        return make_record(args.engine, argv, suite, results, by_file, total, errors, notes, finished,
+                           build)
 
     todo = []
     for tst in files:

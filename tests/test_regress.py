@@ -12,6 +12,7 @@ import pytest
 from gammago import cli
 from gammago.regress import FAIL, PASS, UPASS, XFAIL, parse_expected, parse_tst
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(os.path.dirname(__file__), "data", "regress")
 GAMMAGO_200 = "gammago --playouts 200 --seed 1"
 
@@ -225,6 +226,7 @@ def test_gammago_end_to_end(tmp_path, capsys):
     rec = tmp_path / "r.json"
     assert _run([DATA, "--files", "capture.tst", "--engine", GAMMAGO_200, "--json", str(rec)]) == 0
     _check_capture_record(rec, GAMMAGO_200)
+    assert json.loads(rec.read_text())["build"].startswith(os.path.join(ROOT, "gammago"))
     out = capsys.readouterr().out
     assert "capture.tst      7     3     2           1         1        1      57.1%" in out
     assert "capture.tst:30 (line 13) after 'loadsgf capture.sgf 5': reg_genmove black: expected [!G1], got G1" in out
@@ -240,6 +242,23 @@ def test_gnugo_end_to_end(tmp_path, gnugo_path, capsys):
     _check_capture_record(rec, engine)
     r = json.loads(rec.read_text())
     assert r["argv"][0] == gnugo_path and r["argv"][-2:] == ["--seed", "1"]
+    assert r["build"] == ""                      # not a gammago
+
+
+def test_an_engine_running_other_code_than_its_pythonpath_is_refused(tmp_path, capsys):
+    """`python -m gammago` from the checkout runs the checkout's gammago, whatever PYTHONPATH
+    says: the run is refused before any test, naming both."""
+    other = tmp_path / "old-build"
+    other.mkdir()
+    engine = f"env PYTHONPATH={other} {sys.executable} -m gammago gtp --playouts 20 --quiet"
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert _run([DATA, "--files", "capture.tst", "--engine", engine]) == 2
+    finally:
+        os.chdir(cwd)
+    err = capsys.readouterr().err
+    assert str(other) in err and os.path.join(ROOT, "gammago") in err
 
 
 def test_parse_errors_reported_and_the_run_goes_on(tmp_path, capsys):

@@ -44,6 +44,12 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
 ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the last move: 9x9
                              # vs GNU Go 10 at 1 s, N = 10: 90.0% over 300 games (86.5% without);
                              # rollout MSE -0.0056 (BENCHMARKS "Mogo's shapes in the tail")
+ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): no measured win
+                             # (9x9 self-play at 1 s, the Fuego 9x9 files, rollout MSE: all
+                             # within their noise) for 3-10% of the rollouts' speed (BENCHMARKS
+                             # "The tail's 2-liberty and capture rules")
+ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
+                             # better with it (same section)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full
@@ -128,6 +134,10 @@ class EngineConfig:
                                    # read groups), not the rollouts' table
     rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
                                    # around the last move before a random point
+    rollout_tail_2lib: bool = ROLLOUT_TAIL_2LIB  # the light tail tries its 2-liberty rule
+                                   # (atari a 2-liberty string, extend an own one) before them
+    rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
+                                   # in atari anywhere before a random point
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -225,7 +235,8 @@ class EngineConfig:
                        metavar="N",
                        help="gamma rollouts sample their first N moves from the gammas and go on "
                             "with a light tail: capture the last move's string in atari, save an "
-                            "own string it put in atari, else a Mogo shape next to the last move "
+                            "own string it put in atari, else the 2-liberty rule "
+                            "(--rollout-tail-2lib), else a Mogo shape next to the last move "
                             "(--rollout-tail-shapes), else a random move that is no self-atari "
                             "of a string (0: gammas to the end; default by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_LARGE_SIZE}x"
@@ -235,6 +246,20 @@ class EngineConfig:
                        help="the light tail (--rollout-light-after) answers the last move with one "
                             "of Mogo's 3x3 shapes (hane, cuts, edge blocks) around it, when one "
                             "matches, before it takes a random point (default: %(default)s)")
+        g.add_argument("--rollout-tail-2lib", choices=("on", "off"),
+                       default="on" if d.rollout_tail_2lib else "off",
+                       help="the light tail (--rollout-light-after), when no capture or escape "
+                            "answers the last move, ataris the last move's string if it has two "
+                            "liberties (from a point where the atari is no self-atari) or gives "
+                            "a string of its own with two liberties next to the last move a "
+                            "third, before the shapes (Fuego's low-liberty rule; default: "
+                            "%(default)s)")
+        g.add_argument("--rollout-tail-capture", choices=("on", "off"),
+                       default="on" if d.rollout_tail_capture else "off",
+                       help="the light tail (--rollout-light-after), when no rule answers the "
+                            "last move, captures a string in atari anywhere on the board before "
+                            "it takes a random point (Fuego's and Pachi's global capture; "
+                            "default: %(default)s)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -325,7 +350,8 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for k in ("lgrf", "rollout_tail_shapes", "prior_full"):
+        for k in ("lgrf", "rollout_tail_shapes", "rollout_tail_2lib", "rollout_tail_capture",
+                  "prior_full"):
             if isinstance(kw.get(k), str):
                 kw[k] = kw[k] == "on"
         cfg = cls(**kw)

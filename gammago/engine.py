@@ -253,7 +253,8 @@ class Engine:
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
-                                 cfg.rollout_tail_shapes)
+                                 cfg.rollout_tail_shapes, cfg.rollout_tail_2lib,
+                                 cfg.rollout_tail_capture)
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -127,6 +127,12 @@ ctypedef struct gamma_policy_t:
     # tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move (_tail_shape)
     # after its capture and escape rules, before a random point
     int tail_shapes
+    # tail_2lib: the light tail tries its 2-liberty rule (_tail_2lib) after the capture and
+    # escape rules, before the shapes
+    int tail_2lib
+    # tail_capture: the light tail captures a string in atari anywhere on the board
+    # (_tail_capture) after the shapes, before a random point
+    int tail_capture
     int nplayed
     # statistics
     long n_nakade

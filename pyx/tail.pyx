@@ -2,9 +2,10 @@
 """The light tail of the gamma rollouts (declarations: gammago/tail.pxd): cheap rule-based moves
 after a rollout's first gamma moves, beside the light (uniform) policy of pyx/playout.pyx."""
 from libc.string cimport memset
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport int16_t, uint8_t, uint32_t
 from gammago.board cimport (board_t, Board, board_is_legal, board_is_eye, board_first_lib,
-                            EMPTY, BLACK, WHITE, BORDER, PASS)
+                            board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS,
+                            CODE_ATARI_SHIFT)
 from gammago.playout cimport light_choose
 from gammago.rng cimport rng_t, rng_below
 from gammago.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
@@ -20,6 +21,10 @@ cdef enum:
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
 # whether the extension runs into a working ladder cost 40% of the tail's speed for no
 # measured gain: docs/BENCHMARKS.md, "Tactics");
+# else (gamma_policy_t.tail_2lib) the 2-liberty rule, Fuego's low-liberty rule (Pachi's 2lib
+# check is the same idea): when the last move's string has two liberties, atari it from one
+# where the attacker keeps two; when it left a string of the mover with two liberties, give
+# that string a third (one of these points, uniformly; no reading);
 # else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
 # last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
 # eye and is no bad self-atari of a string of two or more stones (tac_bad_selfatari: a killing
@@ -72,6 +77,97 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
     if m == 0:
         return -1
     return cand[rng_below(r, m)]
+
+cdef int _tail_2lib_points(const board_t* b, int* cand) noexcept nogil:
+    """The 2-liberty rule's points (see above) for b.to_move, into cand[0..11]: the liberties
+    of the last move's string when it has two and the atari leaves the attacker two liberties
+    or more; the liberties of the mover's strings next to the last move that have two, where
+    the string gets three or more. Each legal and no own eye; their count."""
+    cdef int c = b.to_move, last = b.last, k, q, h, i, j, p, n = 0, m = 0, nseen = 0
+    cdef int16_t l2[2]
+    cdef int16_t seen[4]
+    if last == PASS or b.color[last] != 3 - c:
+        return 0
+    h = b.head[last]
+    if b.nlibs[h] == 2:
+        board_lib_list(b, h, l2)
+        for i in range(2):
+            if libs_after(b, l2[i], c, 2) >= 2:
+                cand[n] = l2[i]
+                n += 1
+    for k in range(4):
+        q = last + b.off[k]
+        if b.color[q] != c or b.nlibs[b.head[q]] != 2:
+            continue
+        h = b.head[q]
+        for j in range(nseen):
+            if seen[j] == h:
+                break
+        else:
+            seen[nseen] = h
+            nseen += 1
+            board_lib_list(b, h, l2)
+            for i in range(2):
+                if libs_after(b, l2[i], c, 3) >= 3:
+                    cand[n] = l2[i]
+                    n += 1
+    for i in range(n):
+        p = cand[i]
+        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            cand[m] = p
+            m += 1
+    return m
+
+cdef int _tail_2lib(const board_t* b, rng_t* r) noexcept nogil:
+    """A uniform choice among the 2-liberty rule's points (_tail_2lib_points); -1 when there is
+    none."""
+    cdef int cand[12]
+    cdef int n = _tail_2lib_points(b, cand)
+    if n == 0:
+        return -1
+    return cand[rng_below(r, n)]
+
+def tail_2lib_moves(Board board not None):
+    """The points where the light tail's 2-liberty rule would answer the last move
+    (_tail_2lib_points), as vertices; [] when it would not."""
+    cdef int cand[12]
+    cdef int i, n = _tail_2lib_points(board.b, cand)
+    return [board.vertex(cand[i]) for i in range(n)]
+
+cdef int _tail_capture_points(const board_t* b, int* cand) noexcept nogil:
+    """The capture rule's points for b.to_move, into cand[0..MAX_PTS): every empty point that
+    is the last liberty of an opponent string in atari anywhere on the board (read off the
+    3x3 codes' atari bits), legal for the mover (a ko capture may not be); their count."""
+    cdef int c = b.to_move, o = 3 - c, i, k, p, n = 0
+    cdef uint32_t code
+    for i in range(b.nempty):
+        p = b.empty[i]
+        code = b.code[p]
+        if (code >> CODE_ATARI_SHIFT) & 0xF == 0:
+            continue
+        for k in range(4):
+            if (code >> (CODE_ATARI_SHIFT + k)) & 1 and (code >> (2 * k)) & 3 == o:
+                if board_is_legal(b, p, c):
+                    cand[n] = p
+                    n += 1
+                break
+    return n
+
+cdef int _tail_capture(const board_t* b, rng_t* r) noexcept nogil:
+    """A uniform choice among the capture rule's points (_tail_capture_points); -1 when there
+    is none."""
+    cdef int cand[MAX_PTS]
+    cdef int n = _tail_capture_points(b, cand)
+    if n == 0:
+        return -1
+    return cand[rng_below(r, n)]
+
+def tail_capture_moves(Board board not None):
+    """The points where the light tail's capture rule would play (_tail_capture_points), as
+    vertices; [] when it would not."""
+    cdef int cand[MAX_PTS]
+    cdef int i, n = _tail_capture_points(board.b, cand)
+    return [board.vertex(cand[i]) for i in range(n)]
 
 cdef uint8_t TAIL_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
 
@@ -172,15 +268,24 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
         return -1
     return cand[rng_below(r, n)]
 
-cdef int tail_choose(board_t* b, rng_t* r, int shapes) noexcept nogil:
-    """The light tail's move for b.to_move (shapes: try the Mogo shapes around the last move
-    after the capture and escape rules)."""
+cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture) noexcept nogil:
+    """The light tail's move for b.to_move (twolib: try the 2-liberty rule after the capture
+    and escape rules; shapes: then the Mogo shapes around the last move; capture: then capture
+    any string in atari)."""
     cdef int c = b.to_move, i, p, n = b.nempty
     p = _tail_reply(b, r)
     if p >= 0:
         return p
+    if twolib:
+        p = _tail_2lib(b, r)
+        if p >= 0:
+            return p
     if shapes:
         p = _tail_shape(b, r)
+        if p >= 0:
+            return p
+    if capture:
+        p = _tail_capture(b, r)
         if p >= 0:
             return p
     if n == 0:

@@ -23,6 +23,7 @@ from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
+from gammago.tail cimport TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT
 from gammago.seeds import derive
 
 cdef extern from *:
@@ -738,6 +739,8 @@ cdef class Search:
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef int _tail_shapes     # gamma rollouts: the light tail tries Mogo's shapes
+    cdef int _tail_2lib       # gamma rollouts: the light tail tries its 2-liberty rule
+    cdef int _tail_capture    # gamma rollouts: the light tail captures strings in atari anywhere
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
         if max_nodes < 1000:
@@ -842,14 +845,16 @@ cdef class Search:
         # rates the same without reading them
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
-    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True):
+    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True,
+                           bint tail_2lib=TAIL_2LIB_DEFAULT, bint tail_capture=TAIL_CAPTURE_DEFAULT):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
         closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
         light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
         0 never). tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move
-        (gamma_policy_t.tail_shapes)."""
+        (gamma_policy_t.tail_shapes); tail_2lib: its 2-liberty rule (gamma_policy_t.tail_2lib);
+        tail_capture: its capture-anywhere rule (gamma_policy_t.tail_capture)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
@@ -859,6 +864,8 @@ cdef class Search:
         self._nakade = nakade
         self._light_after = light_after
         self._tail_shapes = tail_shapes
+        self._tail_2lib = tail_2lib
+        self._tail_capture = tail_capture
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -896,6 +903,16 @@ cdef class Search:
     def tail_shapes(self):
         """Whether the gamma rollouts' light tail tries Mogo's shapes (use_gamma_rollouts)."""
         return bool(self._tail_shapes)
+
+    @property
+    def tail_2lib(self):
+        """Whether the gamma rollouts' light tail tries its 2-liberty rule (use_gamma_rollouts)."""
+        return bool(self._tail_2lib)
+
+    @property
+    def tail_capture(self):
+        """Whether the gamma rollouts' light tail captures strings in atari anywhere."""
+        return bool(self._tail_capture)
 
     @property
     def prior(self):
@@ -1148,6 +1165,8 @@ cdef class Search:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail_shapes = self._tail_shapes
+                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_2lib = self._tail_2lib
+                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_capture = self._tail_capture
             lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -154,8 +154,11 @@ def test_engine_rollout_gammas_default_and_option():
 
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
-                                rollout_light_after_for)
+                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, rollout_light_after_for)
     from gammago.engine import Engine
+    # the engine's default for the 2-liberty rule is the rollout module's and balance's
+    assert rollout.GammaPolicy().tail_2lib is ROLLOUT_TAIL_2LIB
+    assert rollout.GammaPolicy().tail_capture is ROLLOUT_TAIL_CAPTURE
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
     assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
     assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
@@ -183,28 +186,48 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_shapes is False
+    assert e.search.tail_2lib is ROLLOUT_TAIL_2LIB                 # the default
     assert e.genmove("w") not in ("pass", "resign")
+    flip = "off" if ROLLOUT_TAIL_2LIB else "on"                       # not the default
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-2lib", flip, "--playouts", "64",
+                                               "--mode", "rollouts"]))
+    assert cfg.rollout_tail_2lib is not ROLLOUT_TAIL_2LIB
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert e.search.tail_2lib is not ROLLOUT_TAIL_2LIB and e.search.tail_shapes is True
+    assert e.search.tail_capture is ROLLOUT_TAIL_CAPTURE               # the default
+    assert e.genmove("b") not in ("pass", "resign")
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-capture", "on", "--playouts", "64",
+                                               "--mode", "rollouts"]))
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert e.search.tail_capture is True
+    assert e.genmove("b") not in ("pass", "resign")
 
 
 def test_rollout_accuracy_tool(capsys):
-    from gammago.config import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
+    from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,
+                                ROLLOUT_TAIL_CAPTURE)
     tool = _tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
                            "--start", "20", "--late", "150", "--variant", "", "--variant",
-                           "light=0", "--variant", "shapes=0", "--worst", "2",
+                           "light=0", "--variant", "shapes=0", "--variant",
+                           "2lib=1,capture=1", "--worst", "2",
                            "--bootstrap", "200", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
     out = json.loads(cap.out)
     assert "truncated.sgf" in cap.err and "garbage.sgf" in cap.err   # named, the batch goes on
     assert out["games"] == len(sgfs) and out["positions"] > 10 and out["late_positions"] > 0
-    base, plain, gamma_only, no_shapes = out["rows"]
+    base, plain, gamma_only, no_shapes, rules = out["rows"]
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
     assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
     assert gamma_only["light_after"] == 0
     assert base["tail_shapes"] is True and no_shapes["tail_shapes"] is False
+    assert rules["tail_2lib"] is True and rules["tail_capture"] is True
+    assert no_shapes["tail_2lib"] is ROLLOUT_TAIL_2LIB and base["tail_capture"] is ROLLOUT_TAIL_CAPTURE
     assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
     lo, hi = plain["d_mse_ci"]
     assert lo <= plain["d_mse"] <= hi

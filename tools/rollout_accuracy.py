@@ -10,7 +10,8 @@ Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of th
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
 sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
-`light=0`: gammas to the end). The base is the engine's default for `--size` (`--base`;
+`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1` the light tail's
+rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`, `--rollout-tail-capture`). The base is the engine's default for `--size` (`--base`;
 gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
@@ -35,7 +36,7 @@ from tqdm import tqdm  # noqa: E402
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
-                            ROLLOUT_TAIL_SHAPES,
+                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_SHAPES,
                             rollout_gammas, rollout_light_after_for, rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
@@ -55,11 +56,17 @@ def sample_positions(games, start, step):
     return out
 
 
+TAIL_RULES = {"shapes": "tail_shapes", "2lib": "tail_2lib", "capture": "tail_capture"}
+
+
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
-    moves (light_after when the text names none), whether the light tail plays Mogo's shapes
-    (shapes=0|1; ROLLOUT_TAIL_SHAPES when the text names none))."""
-    nakade, shapes, parts = ROLLOUT_NAKADE, ROLLOUT_TAIL_SHAPES, []
+    moves (light_after when the text names none), the light tail's rules: {'tail_shapes',
+    'tail_2lib', 'tail_capture': bool} from shapes=0|1, 2lib=0|1, capture=0|1 (the engine's
+    defaults where the text names none))."""
+    nakade, parts = ROLLOUT_NAKADE, []
+    tail = {"tail_shapes": ROLLOUT_TAIL_SHAPES, "tail_2lib": ROLLOUT_TAIL_2LIB,
+            "tail_capture": ROLLOUT_TAIL_CAPTURE}
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):
             try:
@@ -75,18 +82,21 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
                 nakade = -1.0
             if not 0 <= nakade <= 1:
                 raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
-        elif part.startswith("shapes="):
-            if part not in ("shapes=0", "shapes=1"):
-                raise ValueError(f"variant {spec!r}: shapes must be 0 or 1")
-            shapes = part == "shapes=1"
+        elif part.split("=")[0] in TAIL_RULES:
+            name, _, value = part.partition("=")
+            if value not in ("0", "1"):
+                raise ValueError(f"variant {spec!r}: {name} must be 0 or 1")
+            tail[TAIL_RULES[name]] = value == "1"
         elif part:
             parts.append(part)
-    return ",".join(parts), nakade, light_after, shapes
+    return ",".join(parts), nakade, light_after, tail
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
-             shapes=ROLLOUT_TAIL_SHAPES):
-    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail_shapes=shapes)
+             tail=None):
+    """P(Black wins) of each position by pure Monte-Carlo; tail: GammaPolicy's tail rules
+    (split_variant; None: its defaults)."""
+    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, **(tail or {}))
     return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
                      for k, (b, _, _, _) in enumerate(positions)])
 
@@ -133,8 +143,8 @@ def main(argv=None):
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light) for s in specs]
-        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, shapes)
-                  for scale, nakade, la, shapes in split]
+        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail)
+                  for scale, nakade, la, tail in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -154,10 +164,10 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, (table, nakade, la, shapes) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
-        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, shapes)
+    for spec, (table, nakade, la, tail) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
+        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail)
         err = (ps - ys) ** 2
-        row = {"variant": spec, "light_after": la, "tail_shapes": bool(shapes),
+        row = {"variant": spec, "light_after": la, **tail,
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),

@@ -46,10 +46,10 @@ ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the las
                              # rollout MSE -0.0056 (BENCHMARKS "Mogo's shapes in the tail")
 ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): no measured win
                              # (9x9 self-play at 1 s, the Fuego 9x9 files, rollout MSE: all
-                             # within their noise) for 3-10% of the rollouts' speed (BENCHMARKS
-                             # "The tail's 2-liberty and capture rules")
+                             # within their noise) for 6-9% more instructions a playout
+                             # (BENCHMARKS "The tail's 2-liberty and capture rules")
 ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
-                             # better with it (same section)
+                             # better with it, +35% instructions on 19x19 (same section)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Instruction counts of N playouts on SIZExSIZE (load-independent; needs valgrind).
-# Usage: tools/callgrind_playouts.sh [SIZE] [N] [light|gamma] [LIGHT_AFTER]
+# Usage: tools/callgrind_playouts.sh [SIZE] [N] [light|gamma] [LIGHT_AFTER] [GAMMAPOLICY_ARGS]
 #   e.g. tools/callgrind_playouts.sh 9 1000          (light playouts)
 #        tools/callgrind_playouts.sh 19 30 gamma     (gamma playouts, the shipped gammas)
 #        tools/callgrind_playouts.sh 9 300 gamma 30  (gamma for 30 moves, then the light tail)
+#        tools/callgrind_playouts.sh 9 300 gamma 5 tail_2lib=True   (the tail's 2-liberty rule)
 # Only the playout loop is counted (--toggle-collect on playout_run: loading the gammas and
 # Python start-up are left out). Prints the functions of the board, playout, features and
 # rollout modules with their instruction counts, then the total and the moves played.
@@ -12,11 +13,12 @@ size=${1:-9}
 n=${2:-1000}
 kind=${3:-light}
 light_after=${4:-0}
+policy_args=${5:-}                                    # more GammaPolicy keywords, e.g. tail_2lib=True
 py=$(python3 -c 'import sys; print(sys.executable)')   # the real binary, not a pyenv shim
 out=$(mktemp /tmp/callgrind.XXXXXX)
 movesf=$(mktemp /tmp/callgrind-moves.XXXXXX)
 if [ "$kind" = gamma ]; then
-    code="from gammago import rollout; g = rollout.GammaPolicy(light_after=$light_after); t, m = rollout.bench_gamma($size, $n, 1, g); open('$movesf', 'w').write(str(m))"
+    code="from gammago import rollout; g = rollout.GammaPolicy(light_after=$light_after${policy_args:+, $policy_args}); t, m = rollout.bench_gamma($size, $n, 1, g); open('$movesf', 'w').write(str(m))"
 else
     code="from gammago.playout import bench_light; t, m = bench_light($size, $n); open('$movesf', 'w').write(str(m))"
 fi

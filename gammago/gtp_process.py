@@ -223,8 +223,9 @@ def wrong_build(command, build):
     PYTHONPATH=DIR but whose engine runs the package of another directory. `python -m gammago`
     puts the working directory first on sys.path, so a baseline given as
     `env PYTHONPATH=/old python -m gammago gtp` runs the checkout the match was started in."""
-    dirs = [os.path.realpath(d) for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
-            for d in v.split(os.pathsep) if d]
+    dirs = [os.path.realpath(os.path.expanduser(d))
+            for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
+            for d in v.split(os.pathsep) if d and not set("$`") & set(d)]   # (a shell's to expand)
     if not dirs or not build or any(build.startswith(d + os.sep) for d in dirs):
         return ""
     return (f"its command sets PYTHONPATH={os.pathsep.join(dirs)} but it runs {build}: `python -m` "

@@ -259,6 +259,7 @@ def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refuse
     assert not wrong_build(f"env PYTHONPATH={ROOT} python -m gammago gtp", build)
     assert not wrong_build("gammago --playouts 20", build)       # no PYTHONPATH: nothing to check
     assert not wrong_build(f"env PYTHONPATH={other} python -m gammago gtp", "")   # older gammago
+    assert not wrong_build("sh -c 'cd /x && exec env PYTHONPATH=$PWD python -m gammago gtp'", build)
     js = tmp_path / "m.json"
     # run from the checkout (cwd=ROOT): the engine imports ROOT's gammago, not the one it names
     p = _match_cli("--engine1", TINY, "--engine2",

@@ -21,15 +21,17 @@ cdef enum:
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
 # whether the extension runs into a working ladder cost 40% of the tail's speed for no
 # measured gain: docs/BENCHMARKS.md, "Tactics");
-# else (gamma_policy_t.tail_2lib) the 2-liberty rule, Fuego's low-liberty rule (Pachi's 2lib
-# check is the same idea): when the last move's string has two liberties, atari it from one
-# where the attacker keeps two; when it left a string of the mover with two liberties, give
-# that string a third (one of these points, uniformly; no reading);
+# else (gamma_policy_t.tail_2lib; off by default) the 2-liberty rule, Fuego's low-liberty rule
+# (Pachi's 2lib check is the same idea): when the last move's string has two liberties, atari
+# it from one where the attacker keeps two; when it left a string of the mover with two
+# liberties, give that string a third (one of these points, uniformly; no reading);
 # else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
-# last move (_tail_shape, uniformly); otherwise a uniform random legal point that fills no own
-# eye and is no bad self-atari of a string of two or more stones (tac_bad_selfatari: a killing
-# shape in the opponent's eye space is a good one; TAIL_TRIES draws, then any legal non-eye
-# point).
+# last move (_tail_shape, uniformly); else (gamma_policy_t.tail_capture; off by default) the
+# capture of a string in atari anywhere (_tail_capture); otherwise a uniform random legal
+# point that fills no own eye and is no bad self-atari of a string of two or more stones
+# (tac_bad_selfatari: a killing shape in the opponent's eye space is a good one; TAIL_TRIES
+# draws, then any legal non-eye point). Neither optional rule won in games or in the rollouts'
+# accuracy (docs/experiments/tail-2lib.md).
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a

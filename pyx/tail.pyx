@@ -148,7 +148,7 @@ cdef int _tail_capture_points(const board_t* b, int* cand) noexcept nogil:
         if (code >> CODE_ATARI_SHIFT) & 0xF == 0:
             continue
         for k in range(4):
-            if (code >> (CODE_ATARI_SHIFT + k)) & 1 and (code >> (2 * k)) & 3 == o:
+            if (code >> (CODE_ATARI_SHIFT + k)) & 1 and <int>((code >> (2 * k)) & 3) == o:
                 if board_is_legal(b, p, c):
                     cand[n] = p
                     n += 1

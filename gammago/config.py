@@ -102,6 +102,12 @@ def default_max_memory():
     return max(MIN_MEMORY_MB, min(MAX_MEMORY_MB, int(phys * MAX_MEMORY_SHARE) >> 20))
 
 
+def _on_off(group, flag, on, help):
+    """An option FLAG {on,off} defaulting to `on`; EngineConfig.from_args makes it the bool
+    field of its name."""
+    group.add_argument(flag, choices=("on", "off"), default="on" if on else "off", help=help)
+
+
 @dataclasses.dataclass
 class EngineConfig:
     playouts: int = 0              # fixed playouts per move (0: use the clock)
@@ -241,25 +247,22 @@ class EngineConfig:
                             "of a string (0: gammas to the end; default by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_LARGE_SIZE}x"
                             f"{ROLLOUT_LIGHT_LARGE_SIZE}, {ROLLOUT_LIGHT_AFTER_LARGE} from there up)")
-        g.add_argument("--rollout-tail-shapes", choices=("on", "off"),
-                       default="on" if d.rollout_tail_shapes else "off",
-                       help="the light tail (--rollout-light-after) answers the last move with one "
-                            "of Mogo's 3x3 shapes (hane, cuts, edge blocks) around it, when one "
-                            "matches, before it takes a random point (default: %(default)s)")
-        g.add_argument("--rollout-tail-2lib", choices=("on", "off"),
-                       default="on" if d.rollout_tail_2lib else "off",
-                       help="the light tail (--rollout-light-after), when no capture or escape "
-                            "answers the last move, ataris the last move's string if it has two "
-                            "liberties (from a point where the atari is no self-atari) or gives "
-                            "a string of its own with two liberties next to the last move a "
-                            "third, before the shapes (Fuego's low-liberty rule; default: "
-                            "%(default)s)")
-        g.add_argument("--rollout-tail-capture", choices=("on", "off"),
-                       default="on" if d.rollout_tail_capture else "off",
-                       help="the light tail (--rollout-light-after), when no rule answers the "
-                            "last move, captures a string in atari anywhere on the board before "
-                            "it takes a random point (Fuego's and Pachi's global capture; "
-                            "default: %(default)s)")
+        _on_off(g, "--rollout-tail-shapes", d.rollout_tail_shapes,
+                "the light tail (--rollout-light-after) answers the last move with one "
+                "of Mogo's 3x3 shapes (hane, cuts, edge blocks) around it, when one "
+                "matches, before it takes a random point (default: %(default)s)")
+        _on_off(g, "--rollout-tail-2lib", d.rollout_tail_2lib,
+                "the light tail (--rollout-light-after), when no capture or escape "
+                "answers the last move, ataris the last move's string if it has two "
+                "liberties (from a point where the atari is no self-atari) or gives "
+                "a string of its own with two liberties next to the last move a "
+                "third, before the shapes (Fuego's low-liberty rule; default: "
+                "%(default)s)")
+        _on_off(g, "--rollout-tail-capture", d.rollout_tail_capture,
+                "the light tail (--rollout-light-after), when no rule answers the "
+                "last move, captures a string in atari anywhere on the board before "
+                "it takes a random point (Fuego's and Pachi's global capture; "
+                "default: %(default)s)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -276,12 +279,11 @@ class EngineConfig:
                             "(uniform), auto (gamma when a gamma file is shipped)")
         g.add_argument("--prior", choices=("auto", "gamma", "cheap"), default=d.prior,
                        help="ratings that order children for progressive widening")
-        g.add_argument("--prior-full", choices=("on", "off"),
-                       default="on" if d.prior_full else "off",
-                       help="the gamma prior uses the full prediction gammas (12-point diamonds "
-                            "and the tactical reader's groups), which predict strong moves "
-                            "better but rate rare tactical shapes low; off: the rollouts' "
-                            "gammas (default off)")
+        _on_off(g, "--prior-full", d.prior_full,
+                "the gamma prior uses the full prediction gammas (12-point diamonds "
+                "and the tactical reader's groups), which predict strong moves "
+                "better but rate rare tactical shapes low; off: the rollouts' "
+                "gammas (default off)")
         t = p.add_argument_group("tree")
         t.add_argument("--expand-visits", type=int, default=d.expand_visits,
                        help="visits before a leaf is expanded (0: by board size, "
@@ -298,9 +300,9 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
-        t.add_argument("--lgrf", choices=("on", "off"), default="on" if d.lgrf else "off",
-                       help="rollouts play the last good reply to the previous move(s) "
-                            "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
+        _on_off(t, "--lgrf", d.lgrf,
+                "rollouts play the last good reply to the previous move(s) "
+                "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
         t.add_argument("--crit", type=float, default=d.crit,
                        help="progressive widening opens the unopened child with the highest "
                             "rating + CRIT * criticality of its point (Coulom 2009); 0: rating "
@@ -350,10 +352,9 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for k in ("lgrf", "rollout_tail_shapes", "rollout_tail_2lib", "rollout_tail_capture",
-                  "prior_full"):
-            if isinstance(kw.get(k), str):
-                kw[k] = kw[k] == "on"
+        for f in dataclasses.fields(cls):          # the on/off options (_on_off) of bool fields
+            if f.type is bool and isinstance(kw.get(f.name), str):
+                kw[f.name] = kw[f.name] == "on"
         cfg = cls(**kw)
         cfg.validate()
         return cfg

@@ -41,9 +41,20 @@ if _HEADER > UNDO_HEADER:
     raise ImportError(f"board_t's header is {_HEADER} bytes, undo_t keeps {UNDO_HEADER}")
 
 # ---------------------------------------------------------------------------------------------
-# Writes to the board's arrays: recorded in b.journal while one is attached (board_try_play).
-# Every write below the header (board_t.color onwards) goes through one of these.
+# Writes to the board's arrays: recorded in b.journal by a journaled move (board_try_play).
+# Every write below the header (board_t.color onwards) goes through one of these. The code that
+# writes is compiled twice through the fused type _mode, with the test `_mode is _journaled`
+# resolved at compile time: a plain move (board_play, every playout) pays nothing for the
+# journal, not even a test per write.
 # ---------------------------------------------------------------------------------------------
+ctypedef struct _plain:
+    char unused
+ctypedef struct _journaled:
+    char unused
+ctypedef fused _mode:
+    _plain
+    _journaled
+
 cdef inline void _log(board_t* b, void* a, int size, uint64_t old) noexcept nogil:
     cdef journal_t* j = b.journal
     cdef jentry_t* e = &j.e[j.n]
@@ -52,41 +63,41 @@ cdef inline void _log(board_t* b, void* a, int size, uint64_t old) noexcept nogi
     e.size = size
     e.old = old
 
-cdef inline void _w8(board_t* b, uint8_t* a, uint8_t v) noexcept nogil:
-    if b.journal != NULL:
+cdef inline void _w8(_mode* m, board_t* b, uint8_t* a, uint8_t v) noexcept nogil:
+    if _mode is _journaled:
         _log(b, a, 1, a[0])
     a[0] = v
 
-cdef inline void _w16(board_t* b, int16_t* a, int v) noexcept nogil:
-    if b.journal != NULL:
+cdef inline void _w16(_mode* m, board_t* b, int16_t* a, int v) noexcept nogil:
+    if _mode is _journaled:
         _log(b, a, 2, <uint16_t>a[0])
     a[0] = <int16_t>v
 
-cdef inline void _w32(board_t* b, uint32_t* a, uint32_t v) noexcept nogil:
-    if b.journal != NULL:
+cdef inline void _w32(_mode* m, board_t* b, uint32_t* a, uint32_t v) noexcept nogil:
+    if _mode is _journaled:
         _log(b, a, 4, a[0])
     a[0] = v
 
-cdef inline void _w64(board_t* b, uint64_t* a, uint64_t v) noexcept nogil:
-    if b.journal != NULL:
+cdef inline void _w64(_mode* m, board_t* b, uint64_t* a, uint64_t v) noexcept nogil:
+    if _mode is _journaled:
         _log(b, a, 8, a[0])
     a[0] = v
 
 # ---------------------------------------------------------------------------------------------
 # Small internal helpers
 # ---------------------------------------------------------------------------------------------
-cdef inline void _empty_add(board_t* b, int p) noexcept nogil:
-    _w16(b, &b.empty_pos[p], b.nempty)
-    _w16(b, &b.empty[b.nempty], p)
+cdef inline void _empty_add(_mode* m, board_t* b, int p) noexcept nogil:
+    _w16(m, b, &b.empty_pos[p], b.nempty)
+    _w16(m, b, &b.empty[b.nempty], p)
     b.nempty += 1
 
-cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
+cdef inline void _empty_remove(_mode* m, board_t* b, int p) noexcept nogil:
     cdef int i = b.empty_pos[p]
     cdef int q
     b.nempty -= 1
     q = b.empty[b.nempty]
-    _w16(b, &b.empty[i], q)
-    _w16(b, &b.empty_pos[q], i)
+    _w16(m, b, &b.empty[i], q)
+    _w16(m, b, &b.empty_pos[q], i)
 
 cdef inline void _mark_changed(board_t* b, int p) noexcept nogil:
     if b.nchanged >= 0:
@@ -96,45 +107,45 @@ cdef inline void _mark_changed(board_t* b, int p) noexcept nogil:
         else:
             b.nchanged = -1
 
-cdef inline void _set_field(board_t* b, int q, int shift, uint32_t c) noexcept nogil:
+cdef inline void _set_field(_mode* m, board_t* b, int q, int shift, uint32_t c) noexcept nogil:
     # only empty points keep an exact code: a stone's point gets its code from scratch when
     # it is captured (_place), so stones and the border are skipped here
     if b.color[q] == EMPTY:
-        _w32(b, &b.code[q], (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift))
+        _w32(m, b, &b.code[q], (b.code[q] & ~((<uint32_t>3) << shift)) | (c << shift))
         _mark_changed(b, q)
 
-cdef inline void _set_neighbour_colour(board_t* b, int p, int c) noexcept nogil:
+cdef inline void _set_neighbour_colour(_mode* m, board_t* b, int p, int c) noexcept nogil:
     # p changed colour to c: rewrite the field that each of its 8 neighbours keeps for it.
     # Neighbour q = p - off[k] keeps p in field k (shift 2k); unrolled, see off[] in board_init.
     cdef int W = b.W
-    _set_field(b, p + W, 0, c)
-    _set_field(b, p - 1, 2, c)
-    _set_field(b, p - W, 4, c)
-    _set_field(b, p + 1, 6, c)
-    _set_field(b, p + W - 1, 8, c)
-    _set_field(b, p - W - 1, 10, c)
-    _set_field(b, p - W + 1, 12, c)
-    _set_field(b, p + W + 1, 14, c)
+    _set_field(m, b, p + W, 0, c)
+    _set_field(m, b, p - 1, 2, c)
+    _set_field(m, b, p - W, 4, c)
+    _set_field(m, b, p + 1, 6, c)
+    _set_field(m, b, p + W - 1, 8, c)
+    _set_field(m, b, p - W - 1, 10, c)
+    _set_field(m, b, p - W + 1, 12, c)
+    _set_field(m, b, p + W + 1, 14, c)
 
-cdef inline bint _lib_add(board_t* b, int h, int p) noexcept nogil:
+cdef inline bint _lib_add(_mode* m, board_t* b, int h, int p) noexcept nogil:
     cdef uint64_t* w = &b.libs[h * b.nwords + (p >> 6)]
     cdef uint64_t bit = (<uint64_t>1) << (p & 63)
     if w[0] & bit:
         return 0
-    _w64(b, w, w[0] | bit)
-    _w16(b, &b.nlibs[h], b.nlibs[h] + 1)
+    _w64(m, b, w, w[0] | bit)
+    _w16(m, b, &b.nlibs[h], b.nlibs[h] + 1)
     return 1
 
-cdef inline bint _lib_remove(board_t* b, int h, int p) noexcept nogil:
+cdef inline bint _lib_remove(_mode* m, board_t* b, int h, int p) noexcept nogil:
     cdef uint64_t* w = &b.libs[h * b.nwords + (p >> 6)]
     cdef uint64_t bit = (<uint64_t>1) << (p & 63)
     if not (w[0] & bit):
         return 0
-    _w64(b, w, w[0] & ~bit)
-    _w16(b, &b.nlibs[h], b.nlibs[h] - 1)
+    _w64(m, b, w, w[0] & ~bit)
+    _w16(m, b, &b.nlibs[h], b.nlibs[h] - 1)
     return 1
 
-cdef inline void _atari_bits(board_t* b, int q) noexcept nogil:
+cdef inline void _atari_bits(_mode* m, board_t* b, int q) noexcept nogil:
     # recompute the 4 atari bits of empty point q from the strings around it
     cdef uint32_t code = b.code[q] & CODE_COLOR_MASK
     cdef int k, r
@@ -143,7 +154,7 @@ cdef inline void _atari_bits(board_t* b, int q) noexcept nogil:
         if (b.color[r] == BLACK or b.color[r] == WHITE) and b.nlibs[b.head[r]] == 1:
             code |= (<uint32_t>1) << (CODE_ATARI_SHIFT + k)
     if code != b.code[q]:
-        _w32(b, &b.code[q], code)
+        _w32(m, b, &b.code[q], code)
         _mark_changed(b, q)
 
 cdef int board_first_lib(const board_t* b, int h) noexcept nogil:
@@ -206,7 +217,7 @@ cdef void board_init(board_t* b, int size, double komi) noexcept nogil:
             b.color[p] = BORDER
         else:
             b.color[p] = EMPTY
-            _empty_add(b, p)
+            _empty_add(<_plain*>NULL, b, p)
     for row in range(1, W - 1):
         for col in range(1, W - 1):
             p = row * W + col
@@ -284,19 +295,19 @@ cdef int board_check_move(const board_t* b, int p, int c, bint superko) noexcept
 # ---------------------------------------------------------------------------------------------
 # Playing a stone
 # ---------------------------------------------------------------------------------------------
-cdef int _remove_string(board_t* b, int hd, int16_t* gained, int* ngained) noexcept nogil:
+cdef int _remove_string(_mode* m, board_t* b, int hd, int16_t* gained, int* ngained) noexcept nogil:
     """Take string hd off the board; the strings next to it gain liberties. Returns its size."""
     cdef int o = b.color[hd]
     cdef int s = hd, k, q, n = 0, nxt, j
     while True:
         nxt = b.next[s]
-        _w8(b, &b.color[s], EMPTY)
+        _w8(m, b, &b.color[s], EMPTY)
         b.hash ^= ZOB[o][s]
-        _empty_add(b, s)
-        _set_neighbour_colour(b, s, EMPTY)
+        _empty_add(m, b, s)
+        _set_neighbour_colour(m, b, s, EMPTY)
         for k in range(4):
             q = s + b.off[k]
-            if b.color[q] == 3 - o and _lib_add(b, b.head[q], s):
+            if b.color[q] == 3 - o and _lib_add(m, b, b.head[q], s):
                 # remember one stone of each string that gained liberties
                 for j in range(ngained[0]):
                     if b.head[gained[j]] == b.head[q]:
@@ -308,30 +319,30 @@ cdef int _remove_string(board_t* b, int hd, int16_t* gained, int* ngained) noexc
         s = nxt
         if s == hd:
             break
-    _w16(b, &b.atari_lib[hd], 0)
+    _w16(m, b, &b.atari_lib[hd], 0)
     b.captured[o] += n
     return n
 
-cdef void _merge(board_t* b, int a, int c) noexcept nogil:
+cdef void _merge(_mode* m, board_t* b, int a, int c) noexcept nogil:
     """Merge the string with head c into the string with head a (a is the larger)."""
     cdef int s = c, w, n = 0
     cdef int tmp
     while True:
-        _w16(b, &b.head[s], a)
+        _w16(m, b, &b.head[s], a)
         s = b.next[s]
         if s == c:
             break
     tmp = b.next[a]
-    _w16(b, &b.next[a], b.next[c])
-    _w16(b, &b.next[c], tmp)
-    _w16(b, &b.ssize[a], b.ssize[a] + b.ssize[c])
+    _w16(m, b, &b.next[a], b.next[c])
+    _w16(m, b, &b.next[c], tmp)
+    _w16(m, b, &b.ssize[a], b.ssize[a] + b.ssize[c])
     for w in range(b.nwords):
         if b.libs[c * b.nwords + w] & ~b.libs[a * b.nwords + w]:
-            _w64(b, &b.libs[a * b.nwords + w], b.libs[a * b.nwords + w] | b.libs[c * b.nwords + w])
+            _w64(m, b, &b.libs[a * b.nwords + w], b.libs[a * b.nwords + w] | b.libs[c * b.nwords + w])
         n += popcount64(b.libs[a * b.nwords + w])
-    _w16(b, &b.nlibs[a], n)
+    _w16(m, b, &b.nlibs[a], n)
 
-cdef void _place(board_t* b, int p, int c) noexcept nogil:
+cdef void _place(_mode* m, board_t* b, int p, int c) noexcept nogil:
     """Put a stone of c on empty point p, capture, merge, and bring every 3x3 code up to date."""
     cdef int o = 3 - c
     cdef int k, q, hd, hq, i, n, ncap = 0, cap_point = 0, w, col
@@ -346,18 +357,18 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
 
     b.nchanged = 0
     _mark_changed(b, p)
-    _w8(b, &b.color[p], c)
+    _w8(m, b, &b.color[p], c)
     b.hash ^= ZOB[c][p]
-    _empty_remove(b, p)
-    _set_neighbour_colour(b, p, c)
-    _w16(b, &b.head[p], p)
-    _w16(b, &b.next[p], p)
-    _w16(b, &b.ssize[p], 1)
-    _w16(b, &b.nlibs[p], 0)
-    _w16(b, &b.atari_lib[p], 0)
+    _empty_remove(m, b, p)
+    _set_neighbour_colour(m, b, p, c)
+    _w16(m, b, &b.head[p], p)
+    _w16(m, b, &b.next[p], p)
+    _w16(m, b, &b.ssize[p], 1)
+    _w16(m, b, &b.nlibs[p], 0)
+    _w16(m, b, &b.atari_lib[p], 0)
     for w in range(b.nwords):
         if b.libs[p * b.nwords + w]:
-            _w64(b, &b.libs[p * b.nwords + w], 0)
+            _w64(m, b, &b.libs[p * b.nwords + w], 0)
     # one pass over the neighbours: liberties, captures, merges
     for k in range(4):
         q = p + b.off[k]
@@ -365,27 +376,27 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
         if col == EMPTY:
             # q's atari bit towards p stays 0 unless the new string ends in atari, and then
             # its single liberty is refreshed below
-            _lib_add(b, b.head[p], q)
+            _lib_add(m, b, b.head[p], q)
         elif col == c or col == o:
             hq = b.head[q]
             if b.atari_lib[hq]:
                 recompute[nre] = b.atari_lib[hq]
                 nre += 1
-            _lib_remove(b, hq, p)
+            _lib_remove(m, b, hq, p)
             if col == c:
                 hd = b.head[p]
                 if hq != hd:
                     if b.ssize[hd] >= b.ssize[hq]:
-                        _merge(b, hd, hq)
+                        _merge(m, b, hd, hq)
                     else:
-                        _merge(b, hq, hd)
+                        _merge(m, b, hq, hd)
                 touched[ntouched] = q
                 ntouched += 1
             elif b.nlibs[hq] == 0:
                 capstart[ncapstr] = q
                 ncapstr += 1
                 cap_point = q
-                ncap += _remove_string(b, hq, gained, &ngained)
+                ncap += _remove_string(m, b, hq, gained, &ngained)
             else:
                 touched[ntouched] = q
                 ntouched += 1
@@ -406,26 +417,26 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
             if b.atari_lib[hq]:
                 recompute[nre] = b.atari_lib[hq]
                 nre += 1
-            _w16(b, &b.atari_lib[hq], n)
+            _w16(m, b, &b.atari_lib[hq], n)
         if n:
             recompute[nre] = n
             nre += 1
     hd = b.head[p]
     n = board_first_lib(b, hd) if b.nlibs[hd] == 1 else 0
-    _w16(b, &b.atari_lib[hd], n)
+    _w16(m, b, &b.atari_lib[hd], n)
     if n:
         recompute[nre] = n
         nre += 1
     for i in range(nre):
         if b.color[recompute[i]] == EMPTY:
-            _atari_bits(b, recompute[i])
+            _atari_bits(m, b, recompute[i])
     # the captured points are empty now: their codes from scratch
     for i in range(ncapstr):
         q = capstart[i]
         # the ring of a captured string is intact: walk it from its start stone
         hq = q
         while True:
-            _w32(b, &b.code[hq], board_scratch_code(b, hq))
+            _w32(m, b, &b.code[hq], board_scratch_code(b, hq))
             _mark_changed(b, hq)
             hq = b.next[hq]
             if hq == q:
@@ -435,9 +446,9 @@ cdef void _place(board_t* b, int p, int c) noexcept nogil:
     else:
         b.ko = 0
 
-cdef void board_play(board_t* b, int p, int c) noexcept nogil:
+cdef inline void _play(_mode* m, board_t* b, int p, int c) noexcept nogil:
     if p != PASS:
-        _place(b, p, c)
+        _place(m, b, p, c)
         b.npass = 0
     else:
         b.nchanged = 0
@@ -448,7 +459,10 @@ cdef void board_play(board_t* b, int p, int c) noexcept nogil:
     b.last = p
     b.nmoves += 1
     if b.nmoves < MAX_HIST:
-        _w64(b, &b.hist[b.nmoves], b.hash)
+        _w64(m, b, &b.hist[b.nmoves], b.hash)
+
+cdef void board_play(board_t* b, int p, int c) noexcept nogil:
+    _play(<_plain*>NULL, b, p, c)
 
 cdef bint board_try_play(board_t* b, int p, int c, journal_t* j, undo_t* u) noexcept nogil:
     cdef int k, q, h, n = 0
@@ -469,7 +483,7 @@ cdef bint board_try_play(board_t* b, int p, int c, journal_t* j, undo_t* u) noex
     u.mark = j.n
     memcpy(u.header, b, _HEADER)
     b.journal = j
-    board_play(b, p, c)
+    _play(<_journaled*>NULL, b, p, c)
     b.journal = NULL
     return 1
 
@@ -491,7 +505,7 @@ cdef void board_undo(board_t* b, journal_t* j, const undo_t* u) noexcept nogil:
 
 cdef void board_place_setup(board_t* b, int p, int c) noexcept nogil:
     """A setup stone (handicap, SGF AB/AW): no move is made, the history restarts here."""
-    _place(b, p, c)
+    _place(<_plain*>NULL, b, p, c)
     b.ko = 0
     if b.nmoves < MAX_HIST:
         b.hist[b.nmoves] = b.hash

@@ -262,13 +262,71 @@ cdef bint _killing_shape(const board_t* b, int s, int c) noexcept nogil:
             return 0
     return _one_eye_shape(pts, n, b)
 
-cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
+cdef bint _killing_join(const board_t* b, int p, int c) noexcept nogil:
+    """_killing_shape of the string that c playing p makes, read off the board as it stands
+    (no move played): p joins strings of c and the move is a self-atari that captures nothing
+    (tac_selfatari). The string is p and the joined strings' stones; its liberty is the one
+    that p or a joined string has besides p."""
+    cdef int16_t pts[6]
+    cdef int16_t heads[4]
+    cdef int n = 1, nh = 0, lib = 0, t, k, q, i, col, hd
+    pts[0] = <int16_t>p
+    for k in range(4):
+        q = p + b.off[k]
+        col = b.color[q]
+        if col == EMPTY:
+            if lib and lib != q:
+                return 0                # two liberties: not a self-atari
+            lib = q
+        elif col == c:
+            hd = b.head[q]
+            for i in range(nh):
+                if heads[i] == hd:
+                    break
+            else:
+                heads[nh] = <int16_t>hd
+                nh += 1
+                if n + b.ssize[hd] > 6:
+                    return 0
+                t = hd
+                while True:
+                    pts[n] = <int16_t>t
+                    n += 1
+                    t = b.next[t]
+                    if t == hd:
+                        break
+    # every stone's empty neighbours: p (the new stone) or the one liberty
+    for i in range(1, n):
+        for k in range(4):
+            q = pts[i] + b.off[k]
+            if b.color[q] == EMPTY and q != p:
+                if lib and lib != q:
+                    return 0
+                lib = q
+    if not lib:
+        return 0                        # no liberty: suicide
+    for k in range(4):
+        q = lib + b.off[k]
+        if q == p:
+            continue
+        col = b.color[q]
+        if col == EMPTY:
+            return 0
+        if col == c:
+            for i in range(nh):
+                if heads[i] == b.head[q]:
+                    break
+            else:
+                return 0
+    return _one_eye_shape(pts, n, b)
+
+cdef bint _bad_selfatari_read(const board_t* b, int p, int c) noexcept nogil:
+    """tac_bad_selfatari by playing p and reading the string it makes: a killing shape, or a
+    lone stone whose capture is a snapback (the capturing string left in atari on p)."""
     cdef board_t* B = <board_t*>b     # read and restored (tactics.pxd)
     cdef reader_t* R
     cdef int lib, q
     cdef bint good = 0
-    if not tac_selfatari(b, p, c):
-        return 0
     R = _reader(0)
     if R == NULL or not _play(R, B, p, c):
         return 1
@@ -284,6 +342,17 @@ cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
                 _back(R, B)
     _back(R, B)
     return not good
+
+cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
+    cdef int k
+    if not tac_selfatari(b, p, c):
+        return 0
+    for k in range(4):
+        if b.color[p + b.off[k]] == c:
+            # a string of two or more stones: no snapback, and its shape is read without
+            # playing (the rollouts' tail asks this of every random move that joins a string)
+            return not _killing_join(b, p, c)
+    return _bad_selfatari_read(b, p, c)
 
 # =============================================================================================
 # Capture reading: strings with one or two liberties. _attack: the attacker is to move against
@@ -627,6 +696,12 @@ def selfatari(Board board not None, vertex, color=None):
 def bad_selfatari(Board board not None, vertex, color=None):
     """A self-atari that is neither a killing shape in the opponent's eye nor a snapback."""
     return bool(tac_bad_selfatari(board.b, _empty(board, vertex), _colour(board, color)))
+
+def bad_selfatari_read(Board board not None, vertex, color=None):
+    """bad_selfatari's answer found by playing the move and reading the string it makes (what
+    bad_selfatari does for a lone stone; tests compare the two on strings that join)."""
+    cdef int p = _empty(board, vertex), c = _colour(board, color)
+    return bool(tac_selfatari(board.b, p, c) and _bad_selfatari_read(board.b, p, c))
 
 def nakade_point(Board board not None, last=None):
     """The vital point of a killable eye shape next to `last` (default: the last move), or

@@ -85,6 +85,38 @@ def test_reading_restores_the_board_byte_for_byte(seed):
             assert b.snapshot_bytes() == snap, v
 
 
+def _joins(b, v, c):
+    """Does c playing the empty `v` join a string of c?"""
+    col, row = "ABCDEFGHJKLMNOPQRST".index(v[0]), int(v[1:])
+    for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        if 0 <= col + dc < b.size and 1 <= row + dr <= b.size:
+            if b.color_at("ABCDEFGHJKLMNOPQRST"[col + dc] + str(row + dr)) == c:
+                return True
+    return False
+
+
+def test_bad_selfatari_of_a_join_is_read_without_playing():
+    """A self-atari that joins strings is judged off the board as it stands (the rollouts ask
+    it of every random move that joins); it must give the answer of playing the move and
+    reading the string it makes, killing shapes in the opponent's eye included."""
+    joins = good = 0
+    for seed in range(200):
+        rng = random.Random(500 + seed)
+        size = rng.choice([5, 7, 9])
+        b = _random_position(rng, size, rng.randrange(10, 3 * size * size))
+        for v in b.legal_moves():
+            if v == "pass":
+                continue
+            for c in "bw":
+                if not (tactics.selfatari(b, v, c) and _joins(b, v, c)):
+                    continue
+                got = tactics.bad_selfatari(b, v, c)
+                assert got == tactics.bad_selfatari_read(b, v, c), (b.showboard(), v, c)
+                joins += 1
+                good += not got
+    assert joins > 100 and good > 5, (joins, good)     # the killing shapes did come up
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_play_and_undo_equals_play(seed):
     """board_try_play writes exactly what board_play writes, and board_undo takes it back."""

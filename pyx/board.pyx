@@ -83,6 +83,15 @@ cdef inline void _w64(_mode* m, board_t* b, uint64_t* a, uint64_t v) noexcept no
         _log(b, a, 8, a[0])
     a[0] = v
 
+cdef inline void _w64_word(_mode* m, board_t* b, uint64_t* a, uint64_t v) noexcept nogil:
+    # a word of a liberty set: a journaled move logs it only when it changes (a merge or a new
+    # stone rewrites every word of a set, most of them as they were)
+    if _mode is _journaled:
+        if a[0] == v:
+            return
+        _log(b, a, 8, a[0])
+    a[0] = v
+
 # ---------------------------------------------------------------------------------------------
 # Small internal helpers
 # ---------------------------------------------------------------------------------------------
@@ -323,7 +332,7 @@ cdef int _remove_string(_mode* m, board_t* b, int hd, int16_t* gained, int* ngai
     b.captured[o] += n
     return n
 
-cdef void _merge(_mode* m, board_t* b, int a, int c) noexcept nogil:
+cdef inline void _merge(_mode* m, board_t* b, int a, int c) noexcept nogil:
     """Merge the string with head c into the string with head a (a is the larger)."""
     cdef int s = c, w, n = 0
     cdef int tmp
@@ -337,8 +346,7 @@ cdef void _merge(_mode* m, board_t* b, int a, int c) noexcept nogil:
     _w16(m, b, &b.next[c], tmp)
     _w16(m, b, &b.ssize[a], b.ssize[a] + b.ssize[c])
     for w in range(b.nwords):
-        if b.libs[c * b.nwords + w] & ~b.libs[a * b.nwords + w]:
-            _w64(m, b, &b.libs[a * b.nwords + w], b.libs[a * b.nwords + w] | b.libs[c * b.nwords + w])
+        _w64_word(m, b, &b.libs[a * b.nwords + w], b.libs[a * b.nwords + w] | b.libs[c * b.nwords + w])
         n += popcount64(b.libs[a * b.nwords + w])
     _w16(m, b, &b.nlibs[a], n)
 
@@ -367,8 +375,7 @@ cdef void _place(_mode* m, board_t* b, int p, int c) noexcept nogil:
     _w16(m, b, &b.nlibs[p], 0)
     _w16(m, b, &b.atari_lib[p], 0)
     for w in range(b.nwords):
-        if b.libs[p * b.nwords + w]:
-            _w64(m, b, &b.libs[p * b.nwords + w], 0)
+        _w64_word(m, b, &b.libs[p * b.nwords + w], 0)
     # one pass over the neighbours: liberties, captures, merges
     for k in range(4):
         q = p + b.off[k]

@@ -93,8 +93,10 @@ cdef inline int _add_once(int16_t* a, int n, int q) noexcept nogil:
     a[n] = q
     return n + 1
 
-cdef int tac_neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
-                        int* nown, int16_t* opp, int* nopp) noexcept nogil:
+cdef inline int _neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
+                            int* nown, int16_t* opp, int* nopp) noexcept nogil:
+    # tac_neighbours, inlined where this module uses it (libs_after runs for every candidate
+    # move of the rollouts)
     cdef int k, q, col, nlib = 0
     nown[0] = 0
     nopp[0] = 0
@@ -110,8 +112,10 @@ cdef int tac_neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* 
             nopp[0] = _add_once(opp, nopp[0], b.head[q])
     return nlib
 
-cdef int tac_join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
-                       const int16_t* capd, int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
+cdef inline int _join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
+                           const int16_t* capd, int ncapd, int16_t* libs, int nlib,
+                           int kmax) noexcept nogil:
+    # tac_join_libs, inlined where this module uses it
     cdef int i, j, k, w, q, h, s, r
     cdef uint64_t x
     if nlib >= kmax:
@@ -151,6 +155,14 @@ cdef int tac_join_libs(const board_t* b, int p, int c, const int16_t* own, int n
                 break
     return nlib
 
+cdef int tac_neighbours(const board_t* b, int p, int c, int16_t* libs, int16_t* own,
+                        int* nown, int16_t* opp, int* nopp) noexcept nogil:
+    return _neighbours(b, p, c, libs, own, nown, opp, nopp)
+
+cdef int tac_join_libs(const board_t* b, int p, int c, const int16_t* own, int nown,
+                       const int16_t* capd, int ncapd, int16_t* libs, int nlib, int kmax) noexcept nogil:
+    return _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
+
 cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
     cdef int i, nown, nopp, ncapd = 0, nlib
     cdef int16_t own[4]
@@ -168,12 +180,12 @@ cdef int libs_after(const board_t* b, int p, int c, int kmax) noexcept nogil:
             return kmax
     if ne >= kmax:
         return kmax
-    nlib = tac_neighbours(b, p, c, libs, own, &nown, opp, &nopp)
+    nlib = _neighbours(b, p, c, libs, own, &nown, opp, &nopp)
     for i in range(nopp):
         if b.nlibs[opp[i]] == 1:
             capd[ncapd] = opp[i]
             ncapd += 1
-    return tac_join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
+    return _join_libs(b, p, c, own, nown, capd, ncapd, libs, nlib, kmax)
 
 # =============================================================================================
 # Self-atari

@@ -1,0 +1,91 @@
+"""Search speed of gammago builds against each other, measured in the same run.
+
+Each build is a checkout directory with its extensions built (a worktree of an older commit, as
+docs/matches/README.md makes one). For every repetition and every position, each build in turn
+runs one `genmove` at a fixed number of playouts with --no-early-stop, in a fresh engine started
+in its own directory; the search time comes from the engine's log line ("N playouts (...), T of
+B s"), so start-up is left out. The builds alternate, so a change in the machine's load falls on
+all of them; the summary gives each build's median search time per position and its ratio to
+the first build's.
+
+    python tools/speed_vs_build.py /tmp/base .           # the current checkout against /tmp/base
+    python tools/speed_vs_build.py /tmp/base . --size 19 --playouts 8000 --reps 5
+"""
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+
+from tqdm import tqdm
+
+# openings played before the timed genmove, one list of moves per position
+POSITIONS = {
+    9: [["E5", "C4"],
+        ["E5", "C4", "G4", "D6", "F6", "C6", "E3", "G6", "D7", "C7", "E6", "F3"]],
+    19: [["Q16", "D4"],
+         ["Q16", "D4", "Q4", "D16", "R10", "C10", "F3", "O17", "K4", "P3", "Q3", "F17"]],
+}
+LOG_TIME = re.compile(r"(\d+) playouts \(.*\), ([0-9.]+) of [0-9.]+ s")
+
+
+def search_time(build, size, moves, playouts, seed, extra):
+    """Seconds that one genmove's search took in `build`, and its playouts."""
+    build = os.path.abspath(build)
+    cmd = (f"cd {shlex.quote(build)} && exec env PYTHONPATH={shlex.quote(build)} "
+           f"{shlex.quote(sys.executable)} -m gammago gtp --threads 1 --playouts {playouts} "
+           f"--no-early-stop --seed {seed} {extra}")
+    colour = "bw"
+    gtp = [f"boardsize {size}", "clear_board", "komi 7"]
+    gtp += [f"play {colour[i % 2]} {m}" for i, m in enumerate(moves)]
+    gtp += [f"genmove {colour[len(moves) % 2]}", "quit"]
+    r = subprocess.run(["sh", "-c", cmd], input="\n".join(gtp) + "\n", capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode != 0 or "? " in r.stdout:
+        raise SystemExit(f"{build}: the engine failed (exit {r.returncode}):\n"
+                         f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    found = LOG_TIME.findall(r.stderr)
+    if not found:
+        raise SystemExit(f"{build}: no search line in the engine's log:\n{r.stderr[-2000:]}")
+    n, t = found[-1]
+    return float(t), int(n)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("builds", nargs="+", help="checkout directories; the first is the reference")
+    ap.add_argument("--size", type=int, default=9, choices=sorted(POSITIONS))
+    ap.add_argument("--playouts", type=int, default=0,
+                    help="playouts per genmove (default 60,000 on 9x9, 10,000 on 19x19)")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions (seeds 1..REPS)")
+    ap.add_argument("--engine-args", default="",
+                    help="more options for every engine (not --quiet: the search time is read from the log)")
+    a = ap.parse_args(argv)
+    for d in a.builds:
+        if not os.path.isdir(os.path.join(d, "gammago")):
+            ap.error(f"{d}: not a gammago checkout (no gammago/ in it)")
+    playouts = a.playouts or (60000 if a.size < 13 else 10000)
+    positions = POSITIONS[a.size]
+    times = {(d, i): [] for d in a.builds for i in range(len(positions))}
+    jobs = [(rep, i, d) for rep in range(1, a.reps + 1) for i in range(len(positions))
+            for d in a.builds]
+    for rep, i, d in tqdm(jobs, desc="genmoves", unit="move"):
+        t, n = search_time(d, a.size, positions[i], playouts, rep, a.engine_args)
+        if n != playouts:
+            raise SystemExit(f"{d}: searched {n} playouts, not {playouts}")
+        times[d, i].append(t)
+    print(f"{a.size}x{a.size}, {playouts} playouts a genmove, 1 thread, {a.reps} repetitions; "
+          "median search seconds (ratio to the first build)")
+    for d in a.builds:
+        cells = []
+        for i in range(len(positions)):
+            m = statistics.median(times[d, i])
+            ref = statistics.median(times[a.builds[0], i])
+            cells.append(f"position {i + 1}: {m:.3f} s ({m / ref:.3f})")
+        print(f"  {d}: " + "; ".join(cells))
+
+
+if __name__ == "__main__":
+    main()

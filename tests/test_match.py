@@ -326,3 +326,19 @@ def test_a_handicap_game(tmp_path, gnugo_path):
     with pytest.raises(ValueError, match="--handicap 5 on 8x8: invalid number of stones"):
         match.config_from_args(parser.parse_args(["--engine1", "x", "--engine2", "y",
                                                   "--handicap", "5", "--size", "8"]))
+
+
+def test_speed_vs_build_tool(capsys, tmp_path):
+    """tools/speed_vs_build.py times one genmove per build and position from the engine's log."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "speed_vs_build", os.path.join(ROOT, "tools", "speed_vs_build.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    medians = tool.main([ROOT, ROOT, "--playouts", "300", "--reps", "1"])
+    out = capsys.readouterr().out
+    assert "9x9, 300 playouts a genmove" in out and out.count("position 2:") == 2
+    assert set(medians) == {ROOT} and len(medians[ROOT]) == len(tool.POSITIONS[9])
+    assert all(t > 0 for t in medians[ROOT])
+    with pytest.raises(SystemExit):
+        tool.main([str(tmp_path)])                     # not a checkout: refused

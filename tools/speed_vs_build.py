@@ -78,13 +78,13 @@ def main(argv=None):
         times[d, i].append(t)
     print(f"{a.size}x{a.size}, {playouts} playouts a genmove, 1 thread, {a.reps} repetitions; "
           "median search seconds (ratio to the first build)")
+    medians = {d: [statistics.median(times[d, i]) for i in range(len(positions))]
+               for d in a.builds}
     for d in a.builds:
-        cells = []
-        for i in range(len(positions)):
-            m = statistics.median(times[d, i])
-            ref = statistics.median(times[a.builds[0], i])
-            cells.append(f"position {i + 1}: {m:.3f} s ({m / ref:.3f})")
-        print(f"  {d}: " + "; ".join(cells))
+        print(f"  {d}: " + "; ".join(
+            f"position {i + 1}: {m:.3f} s ({m / medians[a.builds[0]][i]:.3f})"
+            for i, m in enumerate(medians[d])))
+    return medians
 
 
 if __name__ == "__main__":

@@ -276,9 +276,9 @@ cdef bint _killing_shape(const board_t* b, int s, int c) noexcept nogil:
 
 cdef bint _killing_join(const board_t* b, int p, int c) noexcept nogil:
     """_killing_shape of the string that c playing p makes, read off the board as it stands
-    (no move played): p joins strings of c and the move is a self-atari that captures nothing
-    (tac_selfatari). The string is p and the joined strings' stones; its liberty is the one
-    that p or a joined string has besides p."""
+    (no move played); the move is a self-atari that captures nothing (tac_selfatari). The
+    string is p and the stones of the strings it joins (none for a lone stone); its liberty is
+    the one that p or a joined string has besides p."""
     cdef int16_t pts[6]
     cdef int16_t heads[4]
     cdef int n = 1, nh = 0, lib = 0, t, k, q, i, col, hd
@@ -332,6 +332,42 @@ cdef bint _killing_join(const board_t* b, int p, int c) noexcept nogil:
                 return 0
     return _one_eye_shape(pts, n, b)
 
+cdef bint _snapback(const board_t* b, int p, int c) noexcept nogil:
+    """A lone stone of c on p (no stone of c next to it), a self-atari that captures nothing:
+    does the opponent's capture at its liberty leave the capturing string (2+ stones) in atari
+    on p? Read off the board as it stands: the capturing string is the liberty and the
+    opponent's strings next to it, and its liberties are the empty points next to the liberty
+    and theirs, p included (empty again after the capture)."""
+    cdef int o = 3 - c, lib = 0, k, q, col, w, h, n = 0
+    cdef uint64_t x
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == EMPTY:
+            lib = q
+    if not lib:
+        return 0
+    for k in range(4):
+        q = lib + b.off[k]
+        if q == p:
+            continue
+        col = b.color[q]
+        if col == EMPTY:
+            return 0                    # a second liberty
+        if col == c and b.nlibs[b.head[q]] == 1:
+            return 0                    # captured as well: more liberties
+        if col == o:
+            h = b.head[q]
+            n += 1
+            for w in range(b.nwords):   # its liberties other than lib and p
+                x = b.libs[h * b.nwords + w]
+                if (lib >> 6) == w:
+                    x &= ~((<uint64_t>1) << (lib & 63))
+                if (p >> 6) == w:
+                    x &= ~((<uint64_t>1) << (p & 63))
+                if x:
+                    return 0
+    return n > 0
+
 cdef bint _bad_selfatari_read(const board_t* b, int p, int c) noexcept nogil:
     """tac_bad_selfatari by playing p and reading the string it makes: a killing shape, or a
     lone stone whose capture is a snapback (the capturing string left in atari on p)."""
@@ -356,15 +392,17 @@ cdef bint _bad_selfatari_read(const board_t* b, int p, int c) noexcept nogil:
     return not good
 
 cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
+    # read off the board as it stands, no move played (the rollouts' tail asks this of its
+    # random moves); _bad_selfatari_read plays the move, and tests compare the two
     cdef int k
     if not tac_selfatari(b, p, c):
         return 0
+    if _killing_join(b, p, c):
+        return 0
     for k in range(4):
         if b.color[p + b.off[k]] == c:
-            # a string of two or more stones: no snapback, and its shape is read without
-            # playing (the rollouts' tail asks this of every random move that joins a string)
-            return not _killing_join(b, p, c)
-    return _bad_selfatari_read(b, p, c)
+            return 1                    # a string of two or more stones: no snapback
+    return not _snapback(b, p, c)
 
 # =============================================================================================
 # Capture reading: strings with one or two liberties. _attack: the attacker is to move against

@@ -95,11 +95,12 @@ def _joins(b, v, c):
     return False
 
 
-def test_bad_selfatari_of_a_join_is_read_without_playing():
-    """A self-atari that joins strings is judged off the board as it stands (the rollouts ask
-    it of every random move that joins); it must give the answer of playing the move and
-    reading the string it makes, killing shapes in the opponent's eye included."""
-    joins = good = 0
+def test_bad_selfatari_is_read_without_playing():
+    """A self-atari is judged off the board as it stands (the rollouts ask it of their random
+    moves); it must give the answer of playing the move and reading the string it makes:
+    killing shapes in the opponent's eye, of a lone stone or of strings it joins, and
+    snapbacks."""
+    joins = lone = good_joins = good_lone = 0
     for seed in range(200):
         rng = random.Random(500 + seed)
         size = rng.choice([5, 7, 9])
@@ -108,13 +109,19 @@ def test_bad_selfatari_of_a_join_is_read_without_playing():
             if v == "pass":
                 continue
             for c in "bw":
-                if not (tactics.selfatari(b, v, c) and _joins(b, v, c)):
+                if not tactics.selfatari(b, v, c):
                     continue
                 got = tactics.bad_selfatari(b, v, c)
                 assert got == tactics.bad_selfatari_read(b, v, c), (b.showboard(), v, c)
-                joins += 1
-                good += not got
-    assert joins > 100 and good > 5, (joins, good)     # the killing shapes did come up
+                if _joins(b, v, c):
+                    joins += 1
+                    good_joins += not got
+                else:
+                    lone += 1
+                    good_lone += not got
+    # the killing shapes and snapbacks did come up
+    assert joins > 100 and good_joins > 5 and lone > 100 and good_lone > 5, \
+        (joins, good_joins, lone, good_lone)
 
 
 @pytest.mark.parametrize("seed", range(6))

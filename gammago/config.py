@@ -50,6 +50,8 @@ ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): n
                              # (BENCHMARKS "The tail's 2-liberty and capture rules")
 ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
                              # better with it, +35% instructions on 19x19 (same section)
+ROLLOUT_TAIL_LONE = False    # the light tail's random moves refuse a lone stone's bad self-atari
+                             # too (under trial)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full
@@ -144,6 +146,8 @@ class EngineConfig:
                                    # (atari a 2-liberty string, extend an own one) before them
     rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
                                    # in atari anywhere before a random point
+    rollout_tail_lone: bool = ROLLOUT_TAIL_LONE  # its random moves refuse a lone stone's bad
+                                   # self-atari too, not only a string's
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -263,6 +267,10 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
+        _on_off(g, "--rollout-tail-lone", d.rollout_tail_lone,
+                "the light tail's random moves refuse a self-atari of a lone stone too "
+                "(one that is neither a killing shape in the opponent's eye space nor a "
+                "snapback), not only of a string that joins others (default: %(default)s)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "

@@ -254,7 +254,7 @@ class Engine:
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
                                  cfg.rollout_tail_shapes, cfg.rollout_tail_2lib,
-                                 cfg.rollout_tail_capture)
+                                 cfg.rollout_tail_capture, cfg.rollout_tail_lone)
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -133,6 +133,9 @@ ctypedef struct gamma_policy_t:
     # tail_capture: the light tail captures a string in atari anywhere on the board
     # (_tail_capture) after the shapes, before a random point
     int tail_capture
+    # tail_lone: the light tail's random moves refuse a lone stone's bad self-atari too
+    # (tac_bad_selfatari), not only a string's
+    int tail_lone
     int nplayed
     # statistics
     long n_nakade

@@ -22,7 +22,7 @@ class SearchProtocol(Protocol):
         """Rate children by a gamma table (None: the cheap built-in rating)."""
 
     def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail_shapes=True,
-                           tail_2lib=False, tail_capture=False):
+                           tail_2lib=False, tail_capture=False, tail_lone=False):
         """Roll out with the gamma policy of a table (None: light rollouts)."""
 
     # --- the root ---

@@ -25,7 +25,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport tail_choose, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT
+from gammago.tail cimport tail_choose, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT, TAIL_LONE_DEFAULT
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
@@ -42,7 +42,7 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move
         if light_after > 0 and nmoves >= light_after:
-            board_play(b, tail_choose(b, r, 1, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT), c)
+            board_play(b, tail_choose(b, r, 1, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT, TAIL_LONE_DEFAULT), c)
             nmoves += 1
             continue
         n = 0

@@ -270,10 +270,12 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
         return -1
     return cand[rng_below(r, n)]
 
-cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture) noexcept nogil:
+cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture,
+                     int lone) noexcept nogil:
     """The light tail's move for b.to_move (twolib: try the 2-liberty rule after the capture
     and escape rules; shapes: then the Mogo shapes around the last move; capture: then capture
-    any string in atari)."""
+    any string in atari; lone: a random move may not be a bad self-atari of a lone stone
+    either)."""
     cdef int c = b.to_move, i, p, n = b.nempty
     p = _tail_reply(b, r)
     if p >= 0:
@@ -294,6 +296,7 @@ cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture) 
         return PASS
     for i in range(TAIL_TRIES):
         p = b.empty[rng_below(r, n)]
-        if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not _joins_selfatari(b, p, c):
+        if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
+                tac_bad_selfatari(b, p, c) if lone else _joins_selfatari(b, p, c)):
             return p
     return light_choose(NULL, b, r)

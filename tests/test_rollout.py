@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from scipy import stats
 
 from gammago import features as F
-from gammago import rollout, tail
+from gammago import rollout, tactics, tail
 from gammago.board import Board, parse_vertex
 
 
@@ -673,6 +673,21 @@ def test_light_tail_2lib_rule_ataris_and_extends():
     assert tail.tail_2lib_moves(after) == ["E7"]
     after, drawn = _tail_draws(b, "F6", n=300, tail_2lib=True)
     assert set(drawn) == {after.point("E7")}
+
+
+def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():
+    # White's D5, F5, E6 make Black's E5 a lone stone's self-atari in the open (its one
+    # liberty E4), the only self-atari on the board. White's last move is A9, far away. The
+    # tail's random draws play E5 now and then with tail_lone off, never with it on.
+    b = Board(9)
+    b.setup(white=["D5", "F5", "E6"])
+    b.to_move = "w"
+    off_after, off = _tail_draws(b, "A9", n=3000, tail_lone=False)
+    on_after, on = _tail_draws(b, "A9", n=3000, tail_lone=True)
+    e5 = off_after.point("E5")
+    assert tactics.bad_selfatari(off_after, "E5", "b")
+    assert off.count(e5) > 10
+    assert e5 not in on and len(set(on)) > 40
 
 
 def test_light_tail_2lib_moves_match_playing_them():

@@ -154,11 +154,13 @@ def test_engine_rollout_gammas_default_and_option():
 
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
-                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, rollout_light_after_for)
+                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_LONE,
+                                rollout_light_after_for)
     from gammago.engine import Engine
     # the engine's default for the 2-liberty rule is the rollout module's and balance's
     assert rollout.GammaPolicy().tail_2lib is ROLLOUT_TAIL_2LIB
     assert rollout.GammaPolicy().tail_capture is ROLLOUT_TAIL_CAPTURE
+    assert rollout.GammaPolicy().tail_lone is ROLLOUT_TAIL_LONE
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
     assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
     assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
@@ -202,6 +204,14 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_capture is True
+    assert e.search.tail_lone is ROLLOUT_TAIL_LONE                     # the default
+    assert e.genmove("b") not in ("pass", "resign")
+    flip = "off" if ROLLOUT_TAIL_LONE else "on"
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-lone", flip, "--playouts", "64",
+                                               "--mode", "rollouts"]))
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert e.search.tail_lone is not ROLLOUT_TAIL_LONE
     assert e.genmove("b") not in ("pass", "resign")
 
 

@@ -10,8 +10,9 @@ Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of th
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
 sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
-`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1` the light tail's
-rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`, `--rollout-tail-capture`). The base is the engine's default for `--size` (`--base`;
+`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1` the
+light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`, `--rollout-tail-capture`,
+`--rollout-tail-lone`). The base is the engine's default for `--size` (`--base`;
 gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
@@ -36,7 +37,8 @@ from tqdm import tqdm  # noqa: E402
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
-                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_SHAPES,
+                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_LONE,
+                            ROLLOUT_TAIL_SHAPES,
                             rollout_gammas, rollout_light_after_for, rollout_scale_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
@@ -56,17 +58,19 @@ def sample_positions(games, start, step):
     return out
 
 
-TAIL_RULES = {"shapes": "tail_shapes", "2lib": "tail_2lib", "capture": "tail_capture"}
+TAIL_RULES = {"shapes": "tail_shapes", "2lib": "tail_2lib", "capture": "tail_capture",
+              "lone": "tail_lone"}
 
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
     moves (light_after when the text names none), the light tail's rules: {'tail_shapes',
-    'tail_2lib', 'tail_capture': bool} from shapes=0|1, 2lib=0|1, capture=0|1 (the engine's
+    'tail_2lib', 'tail_capture', 'tail_lone': bool} from shapes=0|1, 2lib=0|1, capture=0|1,
+    lone=0|1 (the engine's
     defaults where the text names none))."""
     nakade, parts = ROLLOUT_NAKADE, []
     tail = {"tail_shapes": ROLLOUT_TAIL_SHAPES, "tail_2lib": ROLLOUT_TAIL_2LIB,
-            "tail_capture": ROLLOUT_TAIL_CAPTURE}
+            "tail_capture": ROLLOUT_TAIL_CAPTURE, "tail_lone": ROLLOUT_TAIL_LONE}
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):
             try:

@@ -2,8 +2,10 @@
 
 Sources are .sgf files, directories (searched recursively for .sgf files and archives) and
 tar archives (.tar, .tar.gz/.tgz, .tar.bz2, .tar.xz), whose .sgf members are read in memory.
-A record that cannot be parsed, or whose moves are illegal, is reported with its name (the
-path, or `archive.tar.xz:member`) and the problem; the batch goes on.
+A file that holds a collection of games (several game trees, as GoGui, Sabaki and
+`gammago match`'s records write) gives each of them, named `file.sgf#N` (N from 1). A record
+that cannot be parsed, or whose moves are illegal, is reported with its name (the path,
+`archive.tar.xz:member` or `file.sgf#N`) and the problem; the batch goes on.
 
     for item in iter_games(["games/", "kgs.tar.xz"], max_games=100):
         if isinstance(item, GameError):
@@ -21,6 +23,7 @@ import tarfile
 from dataclasses import dataclass, field
 
 from sgfmill import sgf as sgfmill_sgf
+from sgfmill import sgf_grammar
 
 from gammago.board import Board, format_vertex
 
@@ -236,6 +239,28 @@ def _is_archive(path):
     return str(path).lower().endswith(ARCHIVE_SUFFIXES)
 
 
+def split_collection(name, data):
+    """Yield (name, bytes) for each game tree of one SGF file's bytes: the file itself when it
+    holds one, else `name#N` for the N-th. A file with more than one tree that does not parse
+    as a whole gives (name, SgfError): its first game alone would pass for all of it."""
+    if data.count(b"(;") > 1:          # more than one tree, or variations: look closer
+        try:
+            trees = sgf_grammar.parse_sgf_collection(data)
+        except ValueError as e:
+            try:
+                sgf_grammar.parse_sgf_game(data)
+            except ValueError:
+                yield name, data        # not even its first game parses: parse_game says why
+                return
+            yield name, SgfError(name, f"its first game reads but the rest does not ({e})")
+            return
+        if len(trees) > 1:
+            for i, tree in enumerate(trees, 1):
+                yield f"{name}#{i}", sgf_grammar.serialise_game_tree(tree)
+            return
+    yield name, data
+
+
 def iter_sources(paths):
     """Yield (name, bytes) for every SGF record in the given files, directories and archives,
     or (name, SgfError) for a source that cannot be read."""
@@ -261,17 +286,21 @@ def iter_sources(paths):
                             continue
                         name = f"{path}:{member.name}"
                         try:
-                            yield name, tf.extractfile(member).read()
+                            data = tf.extractfile(member).read()
                         except (OSError, tarfile.TarError) as e:
                             yield name, SgfError(name, f"cannot read member: {e}")
+                            continue
+                        yield from split_collection(name, data)
                 except (OSError, EOFError, tarfile.TarError) as e:
                     yield path, SgfError(path, f"archive is damaged: {e}")
         else:
             try:
                 with open(path, "rb") as f:
-                    yield path, f.read()
+                    data = f.read()
             except OSError as e:
                 yield path, SgfError(path, f"cannot read: {e.strerror or e}")
+                continue
+            yield from split_collection(path, data)
 
 
 def check_moves(game):

@@ -66,6 +66,34 @@ def test_archives_are_read_in_memory(tmp_path):
     assert len(list(sgf.iter_games([arch], max_games=2))) == 2
 
 
+def test_a_collection_gives_each_of_its_games(tmp_path):
+    """A file of several game trees (GoGui, Sabaki, gammago match's games.sgf) yields every
+    game, named file#N, from a file and from an archive; a damaged one is reported by name."""
+    singles = list(sgf.iter_games(GOOD[:3]))
+    coll = tmp_path / "three.sgf"
+    coll.write_bytes(b"\n".join(p.read_bytes().strip() for p in GOOD[:3]) + b"\n")
+    games = list(sgf.iter_games([coll]))
+    assert [g.name for g in games] == [f"{coll}#{i}" for i in (1, 2, 3)]
+    assert [g.moves for g in games] == [g.moves for g in singles]
+    assert [g.result for g in games] == [g.result for g in singles]
+    arch = tmp_path / "c.tar.gz"
+    with tarfile.open(arch, "w:gz") as tf:
+        tf.add(coll, arcname="three.sgf")
+    assert [g.name for g in sgf.iter_games([arch])] == [f"{arch}:three.sgf#{i}" for i in (1, 2, 3)]
+    # one game with variations stays one game
+    var = tmp_path / "var.sgf"
+    var.write_bytes(b"(;GM[1]FF[4]SZ[9];B[ee](;W[cc];B[gg])(;W[gc]))")
+    (g,) = sgf.iter_games([var])
+    assert g.name == str(var) and g.moves == [("b", "E5"), ("w", "C7"), ("b", "G3")]
+    # a damaged collection: an error that names the file, and the batch goes on
+    bad = tmp_path / "damaged.sgf"
+    bad.write_bytes(coll.read_bytes()[:-200])
+    items = list(sgf.iter_games([bad, GOOD[0]], errors="yield"))
+    assert isinstance(items[0], sgf.GameError) and items[0].name == str(bad)
+    assert "the rest does not" in items[0].problem
+    assert isinstance(items[1], sgf.Game) and len(items) == 2
+
+
 def test_unreadable_sources_are_reported(tmp_path):
     broken = tmp_path / "broken.tar.gz"
     broken.write_bytes(b"not a tar file at all")

@@ -42,9 +42,26 @@ cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil
             return tac_bad_selfatari(b, p, c)
     return 0
 
+cdef inline int _keep_playable(const board_t* b, int* cand, int n, int c) noexcept nogil:
+    """Keep the points of cand[0..n-1] that c may play (legal, not c's own eye), in order;
+    their count."""
+    cdef int i, p, m = 0
+    for i in range(n):
+        p = cand[i]
+        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            cand[m] = p
+            m += 1
+    return m
+
+cdef inline int _pick(const int* cand, int n, rng_t* r) noexcept nogil:
+    """One of cand[0..n-1], uniformly; -1 when n is 0."""
+    if n == 0:
+        return -1
+    return cand[rng_below(r, n)]
+
 cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
     """A rule's answer to the last move (see above), or -1 when no rule applies."""
-    cdef int c = b.to_move, last = b.last, k, q, h, p, s, k2, q2, n = 0, m = 0, i
+    cdef int c = b.to_move, last = b.last, k, q, h, p, s, k2, q2, n = 0
     cdef int cand[24]
     if last == PASS or b.color[last] != 3 - c:
         return -1
@@ -71,21 +88,14 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
             s = b.next[s]
             if s == h:
                 break
-    for i in range(n):
-        p = cand[i]
-        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-            cand[m] = p
-            m += 1
-    if m == 0:
-        return -1
-    return cand[rng_below(r, m)]
+    return _pick(cand, _keep_playable(b, cand, n, c), r)
 
 cdef int _tail_2lib_points(const board_t* b, int* cand) noexcept nogil:
     """The 2-liberty rule's points (see above) for b.to_move, into cand[0..11]: the liberties
     of the last move's string when it has two and the atari leaves the attacker two liberties
     or more; the liberties of the mover's strings next to the last move that have two, where
     the string gets three or more. Each legal and no own eye; their count."""
-    cdef int c = b.to_move, last = b.last, k, q, h, i, j, p, n = 0, m = 0, nseen = 0
+    cdef int c = b.to_move, last = b.last, k, q, h, i, j, n = 0, nseen = 0
     cdef int16_t l2[2]
     cdef int16_t seen[4]
     if last == PASS or b.color[last] != 3 - c:
@@ -113,21 +123,13 @@ cdef int _tail_2lib_points(const board_t* b, int* cand) noexcept nogil:
                 if libs_after(b, l2[i], c, 3) >= 3:
                     cand[n] = l2[i]
                     n += 1
-    for i in range(n):
-        p = cand[i]
-        if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
-            cand[m] = p
-            m += 1
-    return m
+    return _keep_playable(b, cand, n, c)
 
 cdef int _tail_2lib(const board_t* b, rng_t* r) noexcept nogil:
     """A uniform choice among the 2-liberty rule's points (_tail_2lib_points); -1 when there is
     none."""
     cdef int cand[12]
-    cdef int n = _tail_2lib_points(b, cand)
-    if n == 0:
-        return -1
-    return cand[rng_below(r, n)]
+    return _pick(cand, _tail_2lib_points(b, cand), r)
 
 def tail_2lib_moves(Board board not None):
     """The points where the light tail's 2-liberty rule would answer the last move
@@ -159,10 +161,7 @@ cdef int _tail_capture(const board_t* b, rng_t* r) noexcept nogil:
     """A uniform choice among the capture rule's points (_tail_capture_points); -1 when there
     is none."""
     cdef int cand[MAX_PTS]
-    cdef int n = _tail_capture_points(b, cand)
-    if n == 0:
-        return -1
-    return cand[rng_below(r, n)]
+    return _pick(cand, _tail_capture_points(b, cand), r)
 
 def tail_capture_moves(Board board not None):
     """The points where the light tail's capture rule would play (_tail_capture_points), as
@@ -265,10 +264,7 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
     """A uniform choice among the shape points around the last move (_shape_points); -1 when
     there is none."""
     cdef int cand[8]
-    cdef int n = _shape_points(b, cand)
-    if n == 0:
-        return -1
-    return cand[rng_below(r, n)]
+    return _pick(cand, _shape_points(b, cand), r)
 
 cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture,
                      int lone) noexcept nogil:

@@ -5,7 +5,7 @@ from gammago.rng cimport rng_t
 cdef enum:
     TAIL_2LIB_DEFAULT = 0      # the tail's 2-liberty rule is off unless a caller says otherwise
     TAIL_CAPTURE_DEFAULT = 0   # its capture-anywhere rule is off unless a caller says otherwise
-    TAIL_LONE_DEFAULT = 0      # its random moves may put a lone stone in atari unless a caller says otherwise
+    TAIL_LONE_DEFAULT = 0      # its random moves may be a lone stone's self-atari unless told
 
 # the tail's move for b.to_move: capture the last move's string in atari, or save a string of
 # the mover that the last move put in atari; else (twolib) atari the last move's string when it

@@ -29,9 +29,10 @@ cdef enum:
 # last move (_tail_shape, uniformly); else (gamma_policy_t.tail_capture; off by default) the
 # capture of a string in atari anywhere (_tail_capture); otherwise a uniform random legal
 # point that fills no own eye and is no bad self-atari of a string of two or more stones
-# (tac_bad_selfatari: a killing shape in the opponent's eye space is a good one; TAIL_TRIES
-# draws, then any legal non-eye point). Neither optional rule won in games or in the rollouts'
-# accuracy (docs/experiments/tail-2lib.md).
+# (gamma_policy_t.tail_lone: nor of a lone stone; tac_bad_selfatari: a killing shape in the
+# opponent's eye space, or a snapback, is a good one; TAIL_TRIES draws, then any legal non-eye
+# point). Neither the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
+# (docs/experiments/tail-2lib.md); tail_lone: docs/experiments/tail-lone.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a

@@ -50,9 +50,11 @@ ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): n
                              # (BENCHMARKS "The tail's 2-liberty and capture rules")
 ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
                              # better with it, +35% instructions on 19x19 (same section)
-ROLLOUT_TAIL_LONE = False    # the light tail's random moves refuse a lone stone's bad self-atari
-                             # too: 9x9 self-play at 1 s +16 (-32 .. +64), 200 games; 9x9 rollout
-                             # mse -0.0085, 19x19 +0.0054 (BENCHMARKS "A lone stone's self-atari
+ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves refuse a lone
+                             # stone's bad self-atari too (off from here up): 9x9 rollout mse
+                             # -0.0085, Fuego's 9x9 files at 5,000 playouts +7.0 tests of 285
+                             # (8 seeds), 9x9 self-play at 1 s +15 (-24 .. +54) over 300 games;
+                             # 19x19 rollout mse +0.0054 (BENCHMARKS "A lone stone's self-atari
                              # in the tail")
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
@@ -148,8 +150,9 @@ class EngineConfig:
                                    # (atari a 2-liberty string, extend an own one) before them
     rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
                                    # in atari anywhere before a random point
-    rollout_tail_lone: bool = ROLLOUT_TAIL_LONE  # its random moves refuse a lone stone's bad
-                                   # self-atari too, not only a string's
+    rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
+                                   # self-atari too, not only a string's (None: by board size,
+                                   # rollout_tail_lone_for)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -269,10 +272,12 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
-        _on_off(g, "--rollout-tail-lone", d.rollout_tail_lone,
-                "the light tail's random moves refuse a self-atari of a lone stone too "
-                "(one that is neither a killing shape in the opponent's eye space nor a "
-                "snapback), not only of a string that joins others (default: %(default)s)")
+        g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
+                       help="the light tail's random moves refuse a self-atari of a lone stone "
+                            "too (one that is neither a killing shape in the opponent's eye "
+                            "space nor a snapback), not only of a string that joins others "
+                            f"(default by board size: on below {ROLLOUT_TAIL_LONE_MAX_SIZE}x"
+                            f"{ROLLOUT_TAIL_LONE_MAX_SIZE}, off from there up)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -362,8 +367,8 @@ class EngineConfig:
     @classmethod
     def from_args(cls, args):
         kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
-        for f in dataclasses.fields(cls):          # the on/off options (_on_off) of bool fields
-            if f.type is bool and isinstance(kw.get(f.name), str):
+        for f in dataclasses.fields(cls):          # the on/off options of bool fields
+            if f.type in (bool, bool | None) and isinstance(kw.get(f.name), str):
                 kw[f.name] = kw[f.name] == "on"
         cfg = cls(**kw)
         cfg.validate()
@@ -448,6 +453,12 @@ def rollout_gammas(table, size, power=ROLLOUT_POWER, scale=None):
 def rollout_scale_for(size):
     """--rollout-scale unset: the rollout scale for a board size."""
     return ROLLOUT_SCALE if size < ROLLOUT_SCALE_MAX_SIZE else ""
+
+
+def rollout_tail_lone_for(size):
+    """--rollout-tail-lone unset: whether the light tail refuses lone bad self-ataris on a board
+    size."""
+    return size < ROLLOUT_TAIL_LONE_MAX_SIZE
 
 
 def rollout_light_after_for(size):

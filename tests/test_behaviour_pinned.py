@@ -16,21 +16,21 @@ from gammago.engine import Engine, EngineConfig
 
 SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
 TOP = 4          # root children pinned per search (visits, best first)
-EXPECTED_GAME = ("D6 D7 E7 C6 C7 D8 C5 B6 B7 E6 D5 F7 F8 F6 B5 G3 G4 F3 F4 E4 E5 F5 G7 G8 G5 E8 "
-                 "H7 E3 C3 H3 H4 G6 H6 F9 H8 J4 H5 H9 J5 J3 D4 D3 resign",
-                 ['B6', 'C6', 'F4', 'G4', 'G5', 'G7', 'H4', 'H5', 'H6', 'H7', 'H8', 'J5'], "W+34.5")
+EXPECTED_GAME = ("D4 F4 D6 F6 E7 F8 F7 G7 E8 G8 G6 H6 G5 F5 H5 H7 F9 J5 H4 G3 E3 H3 F3 G4 G2 H2 "
+                 "H1 F2 J2 E2 D2 C3 D3 C5 D5 C4 C2 B2 B1 C6 B3 C7 B4 B8 E1 G1 C1 J3 G9 H9",
+                 ['B2', 'G5', 'G6', 'H1', 'H4', 'H5', 'J2'], "W+26.5")
 
 # (size, playouts, moves before the first genmove, colour to move, the reply between the two
 #  genmoves, expected [(move, [(child, visits)...]) for each genmove])
 SCENARIOS = {
     "9x9 rollouts, empty board": (
         9, 3000, [], "b", "E5",
-        [('G6', [('G6', 566), ('F6', 481), ('D7', 437), ('D6', 419)]),
-         ('F4', [('F4', 783), ('F5', 452), ('G4', 325), ('D7', 320)])]),
+        [('F6', [('F6', 750), ('D4', 613), ('F7', 379), ('D6', 261)]),
+         ('F5', [('F5', 742), ('D6', 537), ('D4', 424), ('D7', 253)])]),
     "9x9 rollouts, opening": (
         9, 3000, [("b", "E5"), ("w", "C4"), ("b", "D3"), ("w", "G5")], "b", "C6",
-        [('C3', [('C3', 714), ('G3', 570), ('F6', 426), ('F4', 368)]),
-         ('D6', [('D6', 728), ('D4', 706), ('B4', 502), ('D7', 216)])]),
+        [('F6', [('F6', 1019), ('F4', 403), ('G4', 393), ('D4', 274)]),
+         ('C3', [('C3', 1669), ('C7', 400), ('G6', 237), ('E8', 208)])]),
     "19x19 net-root, empty board": (
         19, 800, [], "b", "Q16",
         [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),

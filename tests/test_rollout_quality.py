@@ -154,13 +154,17 @@ def test_engine_rollout_gammas_default_and_option():
 
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
-                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_LONE,
-                                rollout_light_after_for)
+                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE,
+                                ROLLOUT_TAIL_LONE_MAX_SIZE, rollout_light_after_for,
+                                rollout_tail_lone_for)
     from gammago.engine import Engine
     # the engine's default for the 2-liberty rule is the rollout module's and balance's
     assert rollout.GammaPolicy().tail_2lib is ROLLOUT_TAIL_2LIB
     assert rollout.GammaPolicy().tail_capture is ROLLOUT_TAIL_CAPTURE
-    assert rollout.GammaPolicy().tail_lone is ROLLOUT_TAIL_LONE
+    assert rollout.GammaPolicy().tail_lone is False        # the module's: size-free, off
+    assert rollout_tail_lone_for(9) is True and rollout_tail_lone_for(13) is False
+    assert rollout_tail_lone_for(ROLLOUT_TAIL_LONE_MAX_SIZE - 1) is True
+    assert EngineConfig().rollout_tail_lone is None         # by board size unless given
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
     assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
     assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
@@ -204,14 +208,19 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_capture is True
-    assert e.search.tail_lone is ROLLOUT_TAIL_LONE                     # the default
+    assert e.search.tail_lone is True                                  # the 9x9 default
     assert e.genmove("b") not in ("pass", "resign")
-    flip = "off" if ROLLOUT_TAIL_LONE else "on"
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-lone", flip, "--playouts", "64",
-                                               "--mode", "rollouts"]))
-    e = Engine(cfg)
+    e.new_game(19, 7.5)
+    assert e.search.tail_lone is False                                 # the 19x19 default
+    for flag, on in (("off", False), ("on", True)):
+        cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-lone", flag, "--playouts",
+                                                   "64", "--mode", "rollouts"]))
+        assert cfg.rollout_tail_lone is on
+        e = Engine(cfg)
+        for size in (9, 19):
+            e.new_game(size, 7.0)
+            assert e.search.tail_lone is on
     e.new_game(9, 7.0)
-    assert e.search.tail_lone is not ROLLOUT_TAIL_LONE
     assert e.genmove("b") not in ("pass", "resign")
 
 

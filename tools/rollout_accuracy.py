@@ -12,7 +12,7 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1` the
 light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`, `--rollout-tail-capture`,
-`--rollout-tail-lone`). The base is the engine's default for `--size` (`--base`;
+`--rollout-tail-lone`; `lone` defaults to the engine's for `--size`, on without it). The base is the engine's default for `--size` (`--base`;
 gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
@@ -37,9 +37,9 @@ from tqdm import tqdm  # noqa: E402
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
-                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_LONE,
-                            ROLLOUT_TAIL_SHAPES,
-                            rollout_gammas, rollout_light_after_for, rollout_scale_for)
+                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_SHAPES,
+                            rollout_gammas, rollout_light_after_for, rollout_scale_for,
+                            rollout_tail_lone_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -62,15 +62,14 @@ TAIL_RULES = {"shapes": "tail_shapes", "2lib": "tail_2lib", "capture": "tail_cap
               "lone": "tail_lone"}
 
 
-def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER):
+def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail_lone=rollout_tail_lone_for(9)):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
     moves (light_after when the text names none), the light tail's rules: {'tail_shapes',
     'tail_2lib', 'tail_capture', 'tail_lone': bool} from shapes=0|1, 2lib=0|1, capture=0|1,
-    lone=0|1 (the engine's
-    defaults where the text names none))."""
+    lone=0|1 (the engine's defaults where the text names none; tail_lone for lone))."""
     nakade, parts = ROLLOUT_NAKADE, []
     tail = {"tail_shapes": ROLLOUT_TAIL_SHAPES, "tail_2lib": ROLLOUT_TAIL_2LIB,
-            "tail_capture": ROLLOUT_TAIL_CAPTURE, "tail_lone": ROLLOUT_TAIL_LONE}
+            "tail_capture": ROLLOUT_TAIL_CAPTURE, "tail_lone": tail_lone}
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):
             try:
@@ -146,7 +145,8 @@ def main(argv=None):
         size = args.size or 19
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
-        split = [split_variant(s, light) for s in specs]
+        lone = rollout_tail_lone_for(args.size or 9)
+        split = [split_variant(s, light, lone) for s in specs]
         tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail)
                   for scale, nakade, la, tail in split]
     except (ValueError, OSError) as e:

@@ -173,6 +173,8 @@ class EngineConfig:
     rating: str = TREE["rating"]   # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
                                    # the best sibling), max (prior / best sibling's), share
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
+    score_bonus: float = TREE["score_bonus"]  # a playout's result moves by up to this with its
+                                   # margin (Fuego's score modification; 0: win or loss alone)
     verbose: bool = False
     # the net (gammago/net.py, gammago/root_search.py): --mode picks who decides moves
     mode: str = "auto"             # auto (net-root from AUTO_NET_MIN_SIZE up when the model
@@ -196,7 +198,7 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit", "score_bonus")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -325,6 +327,12 @@ class EngineConfig:
         t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
                        help="how a child's prior becomes the rating in the bonus: prior / best "
                             "sibling's, prior / sum of the siblings', or log-scaled")
+        t.add_argument("--score-bonus", type=float, default=d.score_bonus, metavar="S",
+                       help="a playout's result counts 1 - S + S * margin / max score for a win "
+                            "and S + S * margin / max score for a loss (Fuego's score "
+                            "modification, 0.02 there), so that the search prefers the larger "
+                            "margin when every move wins or loses; 0: win or loss alone "
+                            "(default %(default)s)")
         g.add_argument("--verbose", action="store_true", help="log search details to stderr")
         n = p.add_argument_group("net")
         n.add_argument("--mode", choices=EngineConfig.MODES, default=d.mode,
@@ -397,6 +405,8 @@ class EngineConfig:
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.crit is None or 0 <= self.crit < float("inf"),
              f"--crit must be a finite number >= 0, not {self.crit}"),
+            (0 <= self.score_bonus < 0.5,
+             f"--score-bonus must be in [0, 0.5), not {self.score_bonus}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),

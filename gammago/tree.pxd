@@ -62,6 +62,9 @@ ctypedef struct params_t:
     int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
     double crit              # progressive widening opens the unopened child with the highest
                              # rating + crit * criticality of its point (0: rating order)
+    double score_bonus       # Fuego's score modification: a playout's result counts 1 - sb + sb
+                             # * margin / max score for a win, sb + sb * margin / max score for a
+                             # loss (0: 1 and 0), in half wins by random rounding (_result2)
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)

@@ -17,7 +17,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_
                             LIB_WORDS)
 from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_record,
                               playout_default_maxmoves)
-from gammago.rng cimport rng_t, rng_seed
+from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
@@ -384,10 +384,31 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
         nd.nopen = nvisited
     free(tmp)
 
+cdef inline int _result2(double sb, double margin, double max_score, rng_t* r) noexcept nogil:
+    """A playout's result for Black in half wins (0 .. 2) with Fuego's score modification
+    (GoUctGlobalSearchStateParam::m_scoreModification, 0.02 there): a win is worth
+    1 - sb + sb * x, a loss sb + sb * x, a jigo 1/2, x = margin / max_score in [-1, 1]. Among
+    won (or lost) lines the search then prefers the larger margin, where without it a lopsided
+    position makes every move look alike. The value is rounded to a half win at random, up with
+    the probability of its fraction, so that a node's count stays an integer and its mean is
+    the value's."""
+    cdef double x = margin / max_score, v2
+    cdef int k
+    if margin == 0:
+        return 1
+    if x > 1:
+        x = 1
+    elif x < -1:
+        x = -1
+    v2 = 2 * ((1 - sb if margin > 0 else sb) + sb * x)
+    k = <int>v2
+    return k + (1 if rng_unit(r) < v2 - k else 0)
+
+
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
-    cdef int depth = 0, st, i, p, s, res2, maxmoves, nseq
+    cdef int depth = 0, st, i, p, s, res2, back2, maxmoves, nseq
     cdef uint8_t owner[MAX_PTS]
     cdef policy_t* pol
     board_copy(b, t.root)
@@ -460,10 +481,13 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         res2 = 0
     if t.prm.crit > 0:
         _crit_gather(w, b, owner, res2)     # counted in w.playouts below
+    back2 = res2                        # what the nodes count: the result, or with the score
+    if t.prm.score_bonus > 0:
+        back2 = _result2(t.prm.score_bonus, s - b.komi, b.size * b.size + fabs(b.komi), &w.rng)
     for i in range(1, depth + 1):
-        gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
+        gg_add32(&ND(t, w.path[i]).wins2, back2 if w.mover[i] == BLACK else 2 - back2)
     # the root is scored for the player who moved into it (the one not to move there)
-    gg_add32(&ND(t, 0).wins2, res2 if t.root.to_move == WHITE else 2 - res2)
+    gg_add32(&ND(t, 0).wins2, back2 if t.root.to_move == WHITE else 2 - back2)
     if t.prm.lgrf:
         lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
     w.playouts += 1
@@ -633,7 +657,8 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, rating="log", lgrf=0, crit=0.0)
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, rating="log", lgrf=0, crit=0.0,
+                score_bonus=0.0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 _SAID = set()       # warnings given once per process (_say_once)
 
@@ -941,6 +966,8 @@ cdef class Search:
             raise ValueError(f"bad search parameters: {p}")
         if p["crit"] < 0:
             raise ValueError(f"crit must be >= 0, not {p['crit']}")
+        if not 0 <= p["score_bonus"] < 0.5:
+            raise ValueError(f"score_bonus must be in [0, 0.5), not {p['score_bonus']}")
         if p["rating"] not in RATING_MODES:
             raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
         self.params = p
@@ -955,6 +982,7 @@ cdef class Search:
         prm.fpu = p["fpu"]
         prm.lgrf = 1 if p["lgrf"] else 0
         prm.crit = p["crit"]
+        prm.score_bonus = p["score_bonus"]
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
         for k in range(MAX_PTS + 2):

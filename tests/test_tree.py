@@ -740,3 +740,52 @@ def test_engine_crit_default_goes_by_board_size():
     pinned = Engine(EngineConfig(playouts=200, mode="rollouts", crit=0.5))
     pinned.new_game(19, 7.5)
     assert pinned.search.params["crit"] == 0.5
+
+
+def _black_board(komi):
+    """5x5, Black on every point but five one-point eyes: White has no legal move and the
+    policy fills no own eye, so every playout ends with all 25 points Black's."""
+    eyes = {"A1", "A5", "C3", "E1", "E5"}
+    b = Board(5, komi)
+    b.setup([f"{c}{r}" for c in "ABCDE" for r in range(1, 6) if f"{c}{r}" not in eyes], [])
+    return b
+
+
+def _black_result(komi, score_bonus, playouts=3000):
+    s = Search(100000, seed=3, score_bonus=score_bonus)
+    s.set_root(_black_board(komi))
+    s.run(1, playouts)
+    kids = s.children()
+    return sum(v * w for _, v, w, _ in kids) / sum(v for _, v, _, _ in kids)
+
+
+@pytest.mark.parametrize("komi, value", [(12.5, 0.8 + 0.2 * 12.5 / 37.5),   # won by 12.5
+                                         (37.5, 0.2 - 0.2 * 12.5 / 62.5),   # lost by 12.5
+                                         (25.0, 0.5)])                      # jigo
+def test_score_bonus_moves_each_result_by_its_margin(komi, value):
+    # Fuego's score modification: a win 1 - S + S * margin / max score, a loss S + S * margin /
+    # max score (max score: the board's points + |komi|), kept in half wins by random rounding
+    plain = _black_result(komi, 0.0)
+    assert plain == (1.0 if komi < 25 else 0.0 if komi > 25 else 0.5)
+    got = _black_result(komi, 0.2)
+    assert abs(got - value) < 0.02, (got, value)
+    assert got == 0.5 if komi == 25 else got != plain       # a jigo counts half, as before
+
+
+def test_score_bonus_is_checked_and_reaches_the_tree_from_the_command_line():
+    import argparse
+    from gammago.engine import Engine, EngineConfig
+    assert DEFAULTS["score_bonus"] == 0.0
+    for bad in (-0.1, 0.5):
+        with pytest.raises(ValueError, match="score_bonus"):
+            Search(10000, score_bonus=bad)
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args(["--score-bonus", "0.02", "--playouts", "300",
+                                               "--mode", "rollouts"]))
+    e = Engine(cfg)
+    e.new_game(9, 7)
+    assert e.search.params["score_bonus"] == 0.02
+    assert e.genmove("b") not in ("pass", "resign")
+    with pytest.raises(ValueError, match="--score-bonus"):
+        EngineConfig.from_args(p.parse_args(["--score-bonus", "0.7"]))

@@ -8,8 +8,9 @@
 #   capture    - reading of strings with 1 or 2 liberties by play and undo on the board
 #                (board_try_play / board_undo: no malloc, no copy of the board per ply):
 #                can this string be captured, can it be saved, and by which move; a ladder
-#                is the case where the defender keeps getting two liberties (nets, where
-#                it gets three, are not read)
+#                is the case where the defender keeps getting two liberties; a net (geta)
+#                the case where it gets three and the attacker takes one back (read one
+#                level deep, by tac_capture and tac_net only)
 #   eyes       - the vital point of a killable eye shape (nakade), false eyes
 #
 # Reading plays on the board it is given and undoes every move before it returns, so the board
@@ -48,15 +49,20 @@ cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil
 
 # --- capture reading (strings of 1 or 2 liberties) ---
 # The string at stone s; its opponent moves first. TAC_YES (and the first move in *move when
-# move is not NULL) when the opponent captures it whatever its owner answers, TAC_NO when the
-# owner saves it (a string of 3+ liberties is not read: TAC_NO), TAC_UNKNOWN out of budget.
+# move is not NULL) when the opponent captures it whatever its owner answers (by the ladder
+# reading, or for a string of two liberties by a net), TAC_NO when the owner saves it (a
+# string of 3+ liberties is not read: TAC_NO), TAC_UNKNOWN out of budget.
 cdef int tac_capture(const board_t* b, int s, int budget, int* move) noexcept nogil
 # The string at stone s; its owner moves first. TAC_YES (and the saving move) when some move
 # leaves it uncapturable, TAC_NO when it dies whatever it plays, TAC_UNKNOWN out of budget.
 cdef int tac_save(const board_t* b, int s, int budget, int* move) noexcept nogil
 # c plays p and puts an opponent string next to p in atari: TAC_YES when one of them then dies
-# whatever it does (a working ladder or net), TAC_NO when none is left in atari or all escape
+# whatever it does (a working ladder), TAC_NO when none is left in atari or all escape
 cdef int tac_atari_works(const board_t* b, int p, int c, int budget) noexcept nogil
+# c plays the empty p next to a liberty of an opponent string of two liberties, not on one and
+# not next to any opponent string of one or two: TAC_YES when that string then dies whatever
+# it does (a net, geta), TAC_NO when it gets out, TAC_UNKNOWN out of budget
+cdef int tac_net(const board_t* b, int p, int c, int budget) noexcept nogil
 # c plays p next to its own string(s) in atari: TAC_YES when the string at p is then still
 # captured (an escape into a working ladder), TAC_NO when it gets away or p is no such escape
 cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept nogil

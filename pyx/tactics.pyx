@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The tactical reader (see gammago/tactics.pxd): liberties after a move, self-atari, capture
-reading of strings with one or two liberties (ladders, short capture races) by play and
+reading of strings with one or two liberties (ladders, nets, short capture races) by play and
 undo on the board, and eye shapes (nakade vital points, false eyes), as nogil functions on the
 board struct, plus thin Python entry points for tests and tools."""
 from libc.stdlib cimport malloc, free
@@ -413,9 +413,8 @@ cdef bint tac_bad_selfatari(const board_t* b, int p, int c) noexcept nogil:
 cdef int _attack(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
     """Can the attacker capture the string at s (1 or 2 liberties), the attacker to move? Its
     moves are the string's liberties, the one with more empty neighbours first (the atari from
-    the other side drives the string towards the open side). Nets (geta) are not read: the
-    string's answers to a net get it 3 liberties, and reading those is GNU Go's depth, not a
-    rollout's."""
+    the other side drives the string towards the open side). Nets (geta) are read apart
+    (_net), by tac_capture and tac_net: not inside the ladders, which stay a rollout's depth."""
     cdef int hd = b.head[s], n = b.nlibs[hd], att = 3 - b.color[s], i, d
     cdef int16_t libs[2]
     if n == 1:
@@ -494,6 +493,152 @@ cdef int _defend(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
             return 1
     return 0
 
+# ---------------------------------------------------------------------------------------------
+# Nets (geta): the attacker plays next to a liberty of a string of two, not on it, and the
+# string cannot get out. Read one level deeper than the ladders: each answer of the owner
+# (the _defend candidates, ataris on the net stone, and the liberties of the owner's strings
+# of up to three liberties that an extension would join) that leaves the string three
+# liberties is met by the attacker taking one of them, and then the plain reading (ladders,
+# short races) must capture it; an answer that leaves it two must lose the plain reading.
+# A net inside a net is not read: the owner's string with three liberties after the
+# attacker's second move lives.
+# ---------------------------------------------------------------------------------------------
+cdef enum:
+    NET_CANDIDATES = 8
+
+cdef int _net_candidates(const board_t* b, int s, int16_t* out) noexcept nogil:
+    """The empty points next to a liberty of the string at s (two liberties) that are not
+    liberties themselves: first those next to both liberties, then the others."""
+    cdef int16_t libs[2]
+    cdef int16_t one[8]
+    cdef int n = 0, n1 = 0, i, j, k, q, both
+    board_lib_list(b, b.head[s], libs)
+    for i in range(2):
+        for k in range(4):
+            q = libs[i] + b.off[k]
+            if b.color[q] != EMPTY or q == libs[0] or q == libs[1]:
+                continue
+            both = 0
+            for j in range(4):
+                if q + b.off[j] == libs[1 - i]:
+                    both = 1
+            if both:
+                n = _add_once(out, n, q)
+            else:
+                n1 = _add_once(one, n1, q)
+    for i in range(n1):
+        if n < NET_CANDIDATES:
+            n = _add_once(out, n, one[i])
+    return n
+
+cdef int _attack3(reader_t* R, board_t* b, int s) noexcept nogil:
+    """The attacker to move against the string at s with three liberties: does taking one of
+    them leave a string of two that the plain reading captures?"""
+    cdef int hd = b.head[s], att = 3 - b.color[s], i, d
+    cdef int16_t libs[3]
+    if b.nlibs[hd] != 3:
+        return 0
+    R.nodes -= 1
+    if R.nodes < 0:
+        R.out = 1
+        return 0
+    board_lib_list(b, hd, libs)
+    for i in range(3):
+        if not _play(R, b, libs[i], att):
+            continue
+        if b.color[s] == EMPTY or b.nlibs[b.head[s]] > 2:
+            _back(R, b)
+            continue
+        d = _defend(R, b, s, NULL)
+        _back(R, b)
+        if not d:
+            return 1
+    return 0
+
+cdef int _net_defend(reader_t* R, board_t* b, int s, int net) noexcept nogil:
+    """The owner of the string at s (two liberties) to move after the attacker's net stone at
+    `net`: can it get out? The _defend candidates, the liberties of the owner's strings of up
+    to three liberties next to s's liberties, and those of the net stone's string when it has
+    two or fewer."""
+    cdef int hd = b.head[s], own = b.color[s], att = 3 - own
+    cdef int16_t cand[48]
+    cdef int16_t libs[2]
+    cdef int16_t more[3]
+    cdef int nc = 0, i, j, t, k, q, h, nl, ok
+    R.nodes -= 1
+    if R.nodes < 0:
+        R.out = 1
+        return 1
+    t = hd
+    while True:
+        for k in range(4):
+            q = t + b.off[k]
+            if b.color[q] == att:
+                h = b.head[q]
+                if b.nlibs[h] == 1 and nc < 36:
+                    nc = _add_once(cand, nc, board_first_lib(b, h))
+                elif b.nlibs[h] == 2 and nc < 36:
+                    board_lib_list(b, h, libs)
+                    nc = _add_once(cand, nc, libs[0])
+                    nc = _add_once(cand, nc, libs[1])
+        t = b.next[t]
+        if t == hd:
+            break
+    nl = board_lib_list(b, hd, libs)
+    for j in range(nl):
+        nc = _add_once(cand, nc, libs[j])
+    # the liberties of the owner's weak strings that an extension would join: strengthening
+    # one of them first can make the extension work
+    for j in range(nl):
+        for k in range(4):
+            q = libs[j] + b.off[k]
+            if b.color[q] == own and b.head[q] != hd and b.nlibs[b.head[q]] <= 3 and nc < 40:
+                h = board_lib_list(b, b.head[q], more)
+                for i in range(h):
+                    nc = _add_once(cand, nc, more[i])
+    h = b.head[net]
+    if b.nlibs[h] <= 2:
+        nl = board_lib_list(b, h, libs)
+        for j in range(nl):
+            nc = _add_once(cand, nc, libs[j])
+    for i in range(nc):
+        if not _play(R, b, cand[i], own):
+            continue
+        nl = b.nlibs[b.head[s]]
+        if nl >= 4:
+            ok = 1
+        elif nl == 3:
+            ok = not _attack3(R, b, s)
+        elif nl == 2:
+            ok = not _attack(R, b, s, NULL)
+        else:
+            ok = 0
+        _back(R, b)
+        if ok:
+            return 1
+    return 0
+
+cdef int _net_works(reader_t* R, board_t* b, int s, int q) noexcept nogil:
+    """The attacker's stone at the empty q against the string at s (two liberties, q not one
+    of them) captures it whatever its owner answers."""
+    cdef int att = 3 - b.color[s], ok = 0
+    if not _play(R, b, q, att):
+        return 0
+    if b.color[s] != EMPTY and b.nlibs[b.head[s]] == 2 and b.nlibs[b.head[q]] >= 2:
+        ok = not _net_defend(R, b, s, q)
+    _back(R, b)
+    return ok
+
+cdef int _net(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
+    cdef int16_t cand[NET_CANDIDATES]
+    cdef int n = _net_candidates(b, s, cand), i
+    for i in range(n):
+        if _net_works(R, b, s, cand[i]):
+            if move != NULL:
+                move[0] = cand[i]
+            return 1
+    return 0
+
 cdef int _verdict(reader_t* R, int yes) noexcept nogil:
     if yes:
         return TAC_YES
@@ -509,7 +654,11 @@ cdef int tac_capture(const board_t* b, int s, int budget, int* move) noexcept no
     R = _reader(budget)
     if R == NULL:
         return TAC_UNKNOWN
-    return _verdict(R, _attack(R, B, s, move))
+    if _attack(R, B, s, move):
+        return TAC_YES
+    if b.nlibs[b.head[s]] == 2 and _net(R, B, s, move):
+        return TAC_YES
+    return _verdict(R, 0)
 
 cdef int tac_save(const board_t* b, int s, int budget, int* move) noexcept nogil:
     cdef board_t* B = <board_t*>b
@@ -583,6 +732,36 @@ cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept n
         res = _verdict(R, _attack(R, B, p, NULL))
     _back(R, B)
     return res
+
+cdef int tac_net(const board_t* b, int p, int c, int budget) noexcept nogil:
+    cdef board_t* B = <board_t*>b
+    cdef reader_t* R = NULL
+    cdef int k, j, q, r, h, res = TAC_NO
+    cdef int16_t targets[8]
+    cdef int nt = 0
+    if b.color[p] != EMPTY:
+        return TAC_NO
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] == 3 - c and b.nlibs[b.head[q]] <= 2:
+            return TAC_NO                # an atari or a capture: not a net
+    for k in range(4):
+        q = p + b.off[k]
+        if b.color[q] != EMPTY:
+            continue
+        for j in range(4):
+            r = q + b.off[j]
+            if b.color[r] == 3 - c and b.nlibs[b.head[r]] == 2:
+                nt = _add_once(targets, nt, b.head[r])
+    if nt == 0:
+        return TAC_NO
+    R = _reader(budget)
+    if R == NULL:
+        return TAC_UNKNOWN
+    for k in range(nt):
+        if _net_works(R, B, targets[k], p):
+            return TAC_YES
+    return _verdict(R, 0)
 
 cdef int tac_saves_2lib(const board_t* b, int p, int c, int budget) noexcept nogil:
     cdef board_t* B = <board_t*>b
@@ -688,6 +867,7 @@ cdef bint tac_false_eye(const board_t* b, int p, int c) noexcept nogil:
 # Python layer: for tests and tools (vertices in GTP text, colours 'b' / 'w')
 # =============================================================================================
 _ANSWER = {TAC_YES: True, TAC_NO: False, TAC_UNKNOWN: None}
+BUDGET = TAC_BUDGET           # reading nodes a question, as the engine asks them
 
 cdef int _colour(Board board, color) except -1:
     if color is None:
@@ -717,6 +897,11 @@ def capture(Board board not None, vertex, int budget=TAC_BUDGET):
     cdef int m = PASS
     cdef int r = tac_capture(board.b, _stone(board, vertex), budget, &m)
     return _ANSWER[r], (board.vertex(m) if r == TAC_YES else None)
+
+def net(Board board not None, vertex, color=None, int budget=TAC_BUDGET):
+    """color playing `vertex` next to a liberty of an opponent string of two liberties, not on
+    one, captures that string whatever it answers: a net (True / False / None)."""
+    return _ANSWER[tac_net(board.b, _empty(board, vertex), _colour(board, color), budget)]
 
 def save(Board board not None, vertex, int budget=TAC_BUDGET):
     """Can the string at `vertex` be saved, its owner to move? (True / False / None, and the

@@ -9,7 +9,7 @@ separated by spaces: `X` Black, `O` White, `.` empty. Keys:
     to_move:  b or w (default b)
     last:     the last move's vertex, when the question needs it (nakade)
     ask:      the question and its vertex: capture V | save V | atari_works V | escape_fails V |
-              selfatari V | bad_selfatari V | false_eye V | nakade
+              net V | selfatari V | bad_selfatari V | false_eye V | nakade
     expect:   yes / no, optionally followed by the moves that answer it (`yes C3|D4`:
               the reader's move must be one of them); for nakade, the vital point or `none`
     source:   where the position comes from (our own unless said)

@@ -35,19 +35,33 @@ def _position(size, moves):
 @pytest.mark.parametrize("light_after", [0, 5])
 def test_value_is_the_rollouts_policy(light_after):
     """balance.value samples as the gamma rollouts do (the gammas to the end, or light_after
-    moves and then the light tail with its shapes): Black's win rate agrees with
-    GammaPolicy.evaluate within the noise of 20,000 playouts each, and not with a table that
-    prefers other moves."""
+    moves and then the light tail with its shapes and, below 13x13, the lone-stone rule): Black's
+    win rate agrees with GammaPolicy.evaluate within the noise of 20,000 playouts each, and not
+    with a table that prefers other moves."""
     t = _table(7)
     b = _position(7, ["D4", "C3", "E3", "C5"])
     n = 20000
     ours = balance.value(b, t, n, 1, light_after)
-    theirs = GammaPolicy(t, light_after=light_after, tail_shapes=True).evaluate(
+    theirs = GammaPolicy(t, light_after=light_after, tail_shapes=True, tail_lone=True).evaluate(
         b, n, 2)["black_winrate"]
     se = np.sqrt(0.25 / n) * np.sqrt(2)
     assert abs(ours - theirs) < 4 * se
     flat = np.ones_like(t)      # uniform playouts judge the position differently
     assert abs(balance.value(b, flat, n, 3) - theirs) > 4 * se
+
+
+def test_the_tails_lone_stone_rule_follows_the_board_size():
+    """Unset, the light tail's lone-stone rule is the engine's for the board's size (on below
+    13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for); set, it is as given."""
+    from gammago.config import rollout_tail_lone_for
+    for size, moves in ((7, ["D4", "C3", "E3", "C5"]), (13, ["D4", "K10", "K4", "D10"])):
+        t = _table(size)
+        b = _position(size, moves)
+        lone = rollout_tail_lone_for(size)
+        assert lone == (size < 13)
+        default = balance.value(b, t, 300, 5, 5)
+        assert default == balance.value(b, t, 300, 5, 5, tail_lone=lone)
+        assert default != balance.value(b, t, 300, 5, 5, tail_lone=not lone)
 
 
 def test_gradient_matches_finite_differences():

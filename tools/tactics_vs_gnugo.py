@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The tactical reader's capture answers against GNU Go 3.8's `attack`, on real positions.
+"""The tactical reader's capture and save answers against GNU Go 3.8's `attack` and `defend`,
+on real positions.
 
 Positions are sampled from SGF records (files, directories or .tar.* archives, as train-mm
 reads them): one position a game, at a random move from --from to --to. In each, every string
@@ -15,6 +16,11 @@ last two through a ko). The counts:
                   liberties, nets in nets, ko); of these, gnugo_net where GNU Go's move is
                   not a liberty of the string (a net or an approach)
     unknown       the reader ran out of its node budget (--budget)
+
+For the strings GNU Go can attack, the owner to move: `gammago.tactics.save` against GNU Go's
+`defend` (0: no defence), counted the same way under save_both_yes (both save it),
+save_both_no, save_ours_only (the reader saves a string GNU Go finds no defence for),
+save_gnugo_only and save_unknown.
 
     PYTHONPATH=. python tools/tactics_vs_gnugo.py ../shared/data/tygem9d_19x19_2010-2011.tar.xz \\
         --games 300 --seed 5 --json out.json
@@ -60,7 +66,9 @@ def sample_positions(paths, games, seed, first, last):
 
 
 def compare(positions, budget, gnugo=GNUGO):
-    counts = dict(both_yes=0, both_no=0, ours_only=0, gnugo_only=0, gnugo_net=0, unknown=0)
+    counts = dict(both_yes=0, both_no=0, ours_only=0, gnugo_only=0, gnugo_net=0, unknown=0,
+                  save_both_yes=0, save_both_no=0, save_ours_only=0, save_gnugo_only=0,
+                  save_unknown=0)
     listed = []
     with GtpProcess([gnugo, "--mode", "gtp", "--chinese-rules"], "gnugo") as g:
         size = None
@@ -98,7 +106,27 @@ def compare(positions, budget, gnugo=GNUGO):
                         counts["gnugo_only"] += 1
                         counts["gnugo_net"] += their_move not in libs
                         listed.append((name, len(moves), v, None, " ".join(answer)))
+                    if theirs:
+                        _compare_save(g, b, v, budget, counts, listed, name, len(moves))
     return counts, listed
+
+
+def _compare_save(g, b, v, budget, counts, listed, name, nmoves):
+    ours, move = tactics.save(b, v, budget)
+    answer = g.send(f"defend {v}").split()
+    theirs = answer[0] != "0"
+    if ours is None:
+        counts["save_unknown"] += 1
+    elif ours and theirs:
+        counts["save_both_yes"] += 1
+    elif not ours and not theirs:
+        counts["save_both_no"] += 1
+    elif ours:
+        counts["save_ours_only"] += 1
+        listed.append((name, nmoves, v, f"save {move}", "defend " + " ".join(answer)))
+    else:
+        counts["save_gnugo_only"] += 1
+        listed.append((name, nmoves, v, "save -", "defend " + " ".join(answer)))
 
 
 def main(argv=None):
@@ -118,7 +146,7 @@ def main(argv=None):
     if not positions:
         ap.error("no position: no readable record with enough moves")
     counts, listed = compare(positions, args.budget, args.gnugo)
-    strings = sum(v for k, v in counts.items() if k != "gnugo_net")
+    strings = sum(v for k, v in counts.items() if k != "gnugo_net" and not k.startswith("save"))
     theirs = counts["both_yes"] + counts["gnugo_only"]
     print(f"{len(positions)} positions, {strings} strings of 1-2 liberties, budget {args.budget}")
     for k, v in counts.items():

@@ -263,3 +263,33 @@ def test_captures_read_agree_with_gnugo_attack(gnugo_path):
     assert gnugo_yes > 100
     assert not wrong, wrong
     assert both >= 0.8 * gnugo_yes, (both, gnugo_yes)
+
+
+@pytest.mark.gnugo
+def test_tactics_vs_gnugo_tool(gnugo_path, tmp_path, capsys):
+    """tools/tactics_vs_gnugo.py: the counts cover every weak string once, a JSON record is
+    written, and a malformed record is named and skipped while the rest go on."""
+    import importlib.util
+    import json
+    import pathlib
+    root = pathlib.Path(__file__).parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "tactics_vs_gnugo", root / "tools" / "tactics_vs_gnugo.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = root / "tests" / "data"
+    out = tmp_path / "t.json"
+    tool.main([str(data / "2001-02-16-7.sgf"), str(data / "tygem-330628647.sgf"),
+               str(data / "bad" / "truncated.sgf"), "--games", "3", "--json", str(out),
+               "--gnugo", gnugo_path])
+    cap = capsys.readouterr()
+    assert "truncated.sgf" in cap.err and "skipped" in cap.err
+    rec = json.loads(out.read_text())
+    c = rec["counts"]
+    assert rec["positions"] == 2
+    strings = c["both_yes"] + c["both_no"] + c["ours_only"] + c["gnugo_only"] + c["unknown"]
+    assert strings > 0 and f"{strings} strings of 1-2 liberties" in cap.out
+    saves = sum(v for k, v in c.items() if k.startswith("save_"))
+    # asked for every string GNU Go attacks (those the reader ran out on among them)
+    assert c["both_yes"] + c["gnugo_only"] <= saves <= c["both_yes"] + c["gnugo_only"] + c["unknown"]
+    assert c["ours_only"] == 0

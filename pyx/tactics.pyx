@@ -444,20 +444,13 @@ cdef int _attack(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
             return 1
     return 0
 
-cdef int _defend(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
-    """Can the owner of the string at s (1 or 2 liberties) save it, the owner to move? The
-    candidates: capture an attacker string next to it in atari, its own liberties, and with two
-    liberties also the liberties of attacker strings next to it with two (a counter-atari)."""
-    cdef int hd = b.head[s], n = b.nlibs[hd], own = b.color[s], att = 3 - own
-    cdef int16_t cand[40]
+cdef int _owner_moves(const board_t* b, int hd, int16_t* cand) noexcept nogil:
+    """The owner's candidate answers for its string at head hd (1 or 2 liberties), each once, at
+    most 39 (cand holds 40): the liberty of each attacker string next to it in atari (a capture),
+    with two liberties of its own also both liberties of each attacker string next to it with
+    two (a counter-atari), then its own liberties."""
+    cdef int n = b.nlibs[hd], att = 3 - b.color[hd], nc = 0, j, t, k, q, h, nl
     cdef int16_t libs[2]
-    cdef int nc = 0, i, j, t, k, q, h, nl, ok
-    if n >= 3:
-        return 1
-    R.nodes -= 1
-    if R.nodes < 0:
-        R.out = 1
-        return 1
     t = hd
     while True:
         for k in range(4):
@@ -476,6 +469,21 @@ cdef int _defend(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
     nl = board_lib_list(b, hd, libs)
     for j in range(nl):
         nc = _add_once(cand, nc, libs[j])
+    return nc
+
+cdef int _defend(reader_t* R, board_t* b, int s, int* move) noexcept nogil:
+    """Can the owner of the string at s (1 or 2 liberties) save it, the owner to move? The
+    candidates: _owner_moves."""
+    cdef int hd = b.head[s], n = b.nlibs[hd], own = b.color[s]
+    cdef int16_t cand[40]
+    cdef int nc, i, nl, ok
+    if n >= 3:
+        return 1
+    R.nodes -= 1
+    if R.nodes < 0:
+        R.out = 1
+        return 1
+    nc = _owner_moves(b, hd, cand)
     for i in range(nc):
         if not _play(R, b, cand[i], own):
             continue
@@ -560,33 +568,17 @@ cdef int _net_defend(reader_t* R, board_t* b, int s, int net) noexcept nogil:
     `net`: can it get out? The _defend candidates, the liberties of the owner's strings of up
     to three liberties next to s's liberties, and those of the net stone's string when it has
     two or fewer."""
-    cdef int hd = b.head[s], own = b.color[s], att = 3 - own
+    cdef int hd = b.head[s], own = b.color[s]
     cdef int16_t cand[48]
     cdef int16_t libs[2]
     cdef int16_t more[3]
-    cdef int nc = 0, i, j, t, k, q, h, nl, ok
+    cdef int nc, i, j, k, q, h, nl, ok
     R.nodes -= 1
     if R.nodes < 0:
         R.out = 1
         return 1
-    t = hd
-    while True:
-        for k in range(4):
-            q = t + b.off[k]
-            if b.color[q] == att:
-                h = b.head[q]
-                if b.nlibs[h] == 1 and nc < 36:
-                    nc = _add_once(cand, nc, board_first_lib(b, h))
-                elif b.nlibs[h] == 2 and nc < 36:
-                    board_lib_list(b, h, libs)
-                    nc = _add_once(cand, nc, libs[0])
-                    nc = _add_once(cand, nc, libs[1])
-        t = b.next[t]
-        if t == hd:
-            break
+    nc = _owner_moves(b, hd, cand)
     nl = board_lib_list(b, hd, libs)
-    for j in range(nl):
-        nc = _add_once(cand, nc, libs[j])
     # the liberties of the owner's weak strings that an extension would join: strengthening
     # one of them first can make the extension work
     for j in range(nl):
@@ -737,7 +729,7 @@ cdef int tac_net(const board_t* b, int p, int c, int budget) noexcept nogil:
     cdef board_t* B = <board_t*>b
     cdef reader_t* R = NULL
     cdef int k, j, q, r, h, res = TAC_NO
-    cdef int16_t targets[8]
+    cdef int16_t targets[12]
     cdef int nt = 0
     if b.color[p] != EMPTY:
         return TAC_NO
@@ -751,7 +743,7 @@ cdef int tac_net(const board_t* b, int p, int c, int budget) noexcept nogil:
             continue
         for j in range(4):
             r = q + b.off[j]
-            if b.color[r] == 3 - c and b.nlibs[b.head[r]] == 2:
+            if b.color[r] == 3 - c and b.nlibs[b.head[r]] == 2 and nt < 12:
                 nt = _add_once(targets, nt, b.head[r])
     if nt == 0:
         return TAC_NO

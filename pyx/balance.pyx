@@ -35,7 +35,8 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     parameters marked in mark / listed in touched are non-zero; trace NULL: no gradient).
     light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with its
     shapes and, when lone is set, the lone-stone rule, as the engine's rollouts do), and those
-    moves add nothing to the trace: they do not depend on the gammas. Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
+    moves add nothing to the trace: they do not depend on the gammas. Returns Black's result:
+    1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p, pid, g
     cdef double total, u, s, pj
     cdef int32_t* f

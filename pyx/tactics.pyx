@@ -728,7 +728,7 @@ cdef int tac_escape_fails(const board_t* b, int p, int c, int budget) noexcept n
 cdef int tac_net(const board_t* b, int p, int c, int budget) noexcept nogil:
     cdef board_t* B = <board_t*>b
     cdef reader_t* R = NULL
-    cdef int k, j, q, r, h, res = TAC_NO
+    cdef int k, j, q, r
     cdef int16_t targets[12]
     cdef int nt = 0
     if b.color[p] != EMPTY:

@@ -225,59 +225,45 @@ def test_the_trees_ladder_adjustment():
         assert (escape < down) if fails else escape == 1.0
 
 
+def _tactics_vs_gnugo():
+    """tools/tactics_vs_gnugo.py as a module."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "tools" / "tactics_vs_gnugo.py"
+    spec = importlib.util.spec_from_file_location("tactics_vs_gnugo", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
 @pytest.mark.gnugo
 def test_captures_read_agree_with_gnugo_attack(gnugo_path):
     """The capture reader against GNU Go 3.8's `attack` on the strings of one or two liberties of
-    real positions (the five 19x19 records of tests/data, every 15th move from move 30): every
-    capture the reader reads must be one GNU Go finds, and it must find most of GNU Go's
-    (GNU Go reads deeper: strings of three liberties, nets in nets, ko)."""
+    real positions (the five 19x19 records of tests/data, every 15th move from move 30, compared
+    by tools/tactics_vs_gnugo.py): every capture the reader reads must be one GNU Go finds, and
+    it must find most of GNU Go's (GNU Go reads deeper: strings of three liberties, nets in nets,
+    ko). A string the reader runs out on counts as one GNU Go captures and the reader misses."""
     import pathlib
     from gammago import sgf
-    from gammago.gtp_process import GtpProcess
-    ours = gnugo_yes = both = 0
-    wrong = []
-    with GtpProcess([gnugo_path, "--mode", "gtp", "--chinese-rules"], "gnugo") as g:
-        g.send("boardsize 19")
-        for f in sorted((pathlib.Path(__file__).parent / "data").glob("*.sgf")):
-            game = sgf.parse_game(f.name, f.read_bytes())
-            for k in range(30, len(game.moves), 15):
-                b = Board(19, 7.5)
-                g.send("clear_board")
-                for c, v in game.moves[:k]:
-                    b.play(v or "pass", c)
-                g.pipeline([f"play {c} {v or 'pass'}" for c, v in game.moves[:k]])
-                seen = set()
-                for col in "bw":
-                    for v in b.stones(col):
-                        s = frozenset(b.string(v))
-                        if s in seen or len(b.liberties(v)) > 2:
-                            continue
-                        seen.add(s)
-                        got, move = tactics.capture(b, v)
-                        gg = g.send(f"attack {v}").split()[0] != "0"
-                        ours += got is True
-                        gnugo_yes += gg
-                        both += bool(got and gg)
-                        if got and not gg:
-                            wrong.append((f.name, k, v, move))
-    assert gnugo_yes > 100
-    assert not wrong, wrong
-    assert both >= 0.8 * gnugo_yes, (both, gnugo_yes)
+    positions = []
+    for f in sorted((pathlib.Path(__file__).parent / "data").glob("*.sgf")):
+        game = sgf.parse_game(f.name, f.read_bytes())
+        positions += [(f.name, 19, game.moves[:k]) for k in range(30, len(game.moves), 15)]
+    c, listed = _tactics_vs_gnugo().compare(positions, tactics.BUDGET, gnugo_path)
+    gnugo_yes = c["both_yes"] + c["gnugo_only"] + c["unknown"]
+    assert c["both_yes"] + c["gnugo_only"] > 100
+    assert c["ours_only"] == 0, listed
+    assert c["both_yes"] >= 0.8 * gnugo_yes, (c["both_yes"], gnugo_yes)
 
 
 @pytest.mark.gnugo
 def test_tactics_vs_gnugo_tool(gnugo_path, tmp_path, capsys):
     """tools/tactics_vs_gnugo.py: the counts cover every weak string once, a JSON record is
     written, and a malformed record is named and skipped while the rest go on."""
-    import importlib.util
     import json
     import pathlib
-    root = pathlib.Path(__file__).parent.parent
-    spec = importlib.util.spec_from_file_location(
-        "tactics_vs_gnugo", root / "tools" / "tactics_vs_gnugo.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    data = root / "tests" / "data"
+    tool = _tactics_vs_gnugo()
+    data = pathlib.Path(__file__).parent / "data"
     out = tmp_path / "t.json"
     tool.main([str(data / "2001-02-16-7.sgf"), str(data / "tygem-330628647.sgf"),
                str(data / "bad" / "truncated.sgf"), "--games", "3", "--json", str(out),

@@ -65,6 +65,21 @@ def sample_positions(paths, games, seed, first, last):
     return out
 
 
+def _tally(counts, prefix, ours, theirs):
+    """Count one question under prefix + both_yes / both_no / ours_only / gnugo_only / unknown
+    (ours: True / False / None, theirs: GNU Go's yes or no); the key counted."""
+    if ours is None:
+        key = "unknown"
+    elif ours and theirs:
+        key = "both_yes"
+    elif not ours and not theirs:
+        key = "both_no"
+    else:
+        key = "ours_only" if ours else "gnugo_only"
+    counts[prefix + key] += 1
+    return key
+
+
 def compare(positions, budget, gnugo=GNUGO):
     counts = dict(both_yes=0, both_no=0, ours_only=0, gnugo_only=0, gnugo_net=0, unknown=0,
                   save_both_yes=0, save_both_no=0, save_ours_only=0, save_gnugo_only=0,
@@ -85,48 +100,28 @@ def compare(positions, budget, gnugo=GNUGO):
             for col in "bw":
                 for v in b.stones(col):
                     s = frozenset(b.string(v))
-                    libs = b.liberties(v)
-                    if s in seen or len(libs) > 2:
+                    if s in seen:
                         continue
                     seen.add(s)
+                    libs = b.liberties(v)
+                    if len(libs) > 2:
+                        continue
                     ours, move = tactics.capture(b, v, budget)
                     answer = g.send(f"attack {v}").split()
                     theirs = answer[0] != "0"
-                    their_move = answer[1] if len(answer) > 1 else None
-                    if ours is None:
-                        counts["unknown"] += 1
-                    elif ours and theirs:
-                        counts["both_yes"] += 1
-                    elif not ours and not theirs:
-                        counts["both_no"] += 1
-                    elif ours:
-                        counts["ours_only"] += 1
+                    key = _tally(counts, "", ours, theirs)
+                    if key == "gnugo_only":
+                        counts["gnugo_net"] += answer[1] not in libs
+                    if key in ("ours_only", "gnugo_only"):
                         listed.append((name, len(moves), v, move, " ".join(answer)))
-                    else:
-                        counts["gnugo_only"] += 1
-                        counts["gnugo_net"] += their_move not in libs
-                        listed.append((name, len(moves), v, None, " ".join(answer)))
                     if theirs:
-                        _compare_save(g, b, v, budget, counts, listed, name, len(moves))
+                        ours, move = tactics.save(b, v, budget)
+                        answer = g.send(f"defend {v}").split()
+                        key = _tally(counts, "save_", ours, answer[0] != "0")
+                        if key in ("ours_only", "gnugo_only"):
+                            listed.append((name, len(moves), v, f"save {move or '-'}",
+                                           "defend " + " ".join(answer)))
     return counts, listed
-
-
-def _compare_save(g, b, v, budget, counts, listed, name, nmoves):
-    ours, move = tactics.save(b, v, budget)
-    answer = g.send(f"defend {v}").split()
-    theirs = answer[0] != "0"
-    if ours is None:
-        counts["save_unknown"] += 1
-    elif ours and theirs:
-        counts["save_both_yes"] += 1
-    elif not ours and not theirs:
-        counts["save_both_no"] += 1
-    elif ours:
-        counts["save_ours_only"] += 1
-        listed.append((name, nmoves, v, f"save {move}", "defend " + " ".join(answer)))
-    else:
-        counts["save_gnugo_only"] += 1
-        listed.append((name, nmoves, v, "save -", "defend " + " ".join(answer)))
 
 
 def main(argv=None):

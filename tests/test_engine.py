@@ -1,5 +1,4 @@
 """The engine (gammago/engine.py): interface, clock, tactics, passing, resigning, real games."""
-import argparse
 import os
 import threading
 import time
@@ -13,6 +12,8 @@ from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_B
 from gammago.engine import Engine
 from gammago.gtp_process import GtpProcess
 from gammago.handicap import fixed_points
+
+from engine_args import engine_config
 
 
 def engine(**kw):
@@ -31,15 +32,13 @@ def position(black, white, to_move, **kw):
 
 # --- configuration ---------------------------------------------------------------------------
 def test_config_from_command_line():
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(
+    cfg = engine_config(
         ["--playouts", "50", "--seed", "7", "--threads", "2", "--max-nodes", "5000",
-         "--expand-visits", "8", "--pw-factor", "1.8", "--no-reuse"]))
+         "--expand-visits", "8", "--pw-factor", "1.8", "--no-reuse"])
     assert (cfg.playouts, cfg.seed, cfg.threads, cfg.max_nodes) == (50, 7, 2, 5000)
     assert cfg.expand_visits == 8 and cfg.pw_factor == 1.8 and not cfg.reuse
     with pytest.raises(ValueError, match="--threads"):
-        EngineConfig.from_args(p.parse_args(["--threads", "0"]))
+        engine_config(["--threads", "0"])
     with pytest.raises(ValueError, match="--resign"):
         EngineConfig(resign=1.5).validate()
 
@@ -606,11 +605,9 @@ def test_linear_dynkomi_is_what_the_search_plays_against():
 
 
 def test_dynkomi_flags():
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--dynkomi", "linear", "--dynkomi-moves", "30"]))
+    cfg = engine_config(["--dynkomi", "linear", "--dynkomi-moves", "30"])
     assert cfg.dynkomi == "linear" and cfg.dynkomi_moves == 30
-    assert EngineConfig.from_args(p.parse_args([])).dynkomi == "auto"
+    assert engine_config([]).dynkomi == "auto"
     with pytest.raises(ValueError, match="dynkomi"):
         EngineConfig(dynkomi="adaptive").validate()
     with pytest.raises(ValueError, match="dynkomi-moves"):

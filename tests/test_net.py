@@ -14,6 +14,8 @@ from gammago import players, predict
 from gammago.root_search import ROOT_LAMBDA, RootSearch
 from gammago.board import Board
 
+from engine_args import engine_config
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = N.DEFAULT_MODEL
 FIXTURE = os.path.join(ROOT, "tests", "data", "2003-10-23-9.sgf")
@@ -455,12 +457,9 @@ def test_reply_priors_order_each_root_childs_replies_by_the_net():
 
 @needs_model
 def test_engine_flag_net_reply_priors_reaches_the_root_search():
-    import argparse
-    from gammago.engine import Engine, EngineConfig
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
+    from gammago.engine import Engine
     for flags, on in (([], False), (["--net-reply-priors"], True), (["--no-net-reply-priors"], False)):
-        cfg = EngineConfig.from_args(p.parse_args(["--mode", "net-root", "--playouts", "50"] + flags))
+        cfg = engine_config(["--mode", "net-root", "--playouts", "50"] + flags)
         e = Engine(cfg)
         assert e.search.reply_priors is on
         e.new_game(9, 7)

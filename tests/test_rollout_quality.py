@@ -2,7 +2,6 @@
 engine's --rollout-power and --rollout-scale), the flat Monte-Carlo match
 (tools/flat_mc_match.py) and the evaluation accuracy tool (tools/rollout_accuracy.py), see
 docs/BENCHMARKS.md "Rollouts", Quality."""
-import argparse
 import importlib.util
 import json
 import os
@@ -14,6 +13,8 @@ from gammago import features as F
 from gammago import gammas as G
 from gammago import rollout
 from gammago.board import Board
+
+from engine_args import engine_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -176,18 +177,16 @@ def test_engine_rollout_light_after_default_and_option():
     assert e.search.light_after == ROLLOUT_LIGHT_AFTER
     e.new_game(19, 7.5)
     assert e.search.light_after == ROLLOUT_LIGHT_AFTER_LARGE
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-light-after", "5", "--playouts", "64",
-                                               "--mode", "rollouts"]))
+    cfg = engine_config(["--rollout-light-after", "5", "--playouts", "64",
+                                               "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.light_after == 5
     assert e.search.tail_shapes is True                    # the default
     move = e.genmove("b")
     assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-shapes", "off", "--playouts", "64",
-                                               "--mode", "rollouts"]))
+    cfg = engine_config(["--rollout-tail-shapes", "off", "--playouts", "64",
+                                               "--mode", "rollouts"])
     assert cfg.rollout_tail_shapes is False
     e = Engine(cfg)
     e.new_game(9, 7.0)
@@ -195,16 +194,16 @@ def test_engine_rollout_light_after_default_and_option():
     assert e.search.tail_2lib is ROLLOUT_TAIL_2LIB                 # the default
     assert e.genmove("w") not in ("pass", "resign")
     flip = "off" if ROLLOUT_TAIL_2LIB else "on"                       # not the default
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-2lib", flip, "--playouts", "64",
-                                               "--mode", "rollouts"]))
+    cfg = engine_config(["--rollout-tail-2lib", flip, "--playouts", "64",
+                                               "--mode", "rollouts"])
     assert cfg.rollout_tail_2lib is not ROLLOUT_TAIL_2LIB
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_2lib is not ROLLOUT_TAIL_2LIB and e.search.tail_shapes is True
     assert e.search.tail_capture is ROLLOUT_TAIL_CAPTURE               # the default
     assert e.genmove("b") not in ("pass", "resign")
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-capture", "on", "--playouts", "64",
-                                               "--mode", "rollouts"]))
+    cfg = engine_config(["--rollout-tail-capture", "on", "--playouts", "64",
+                                               "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_capture is True
@@ -213,8 +212,8 @@ def test_engine_rollout_light_after_default_and_option():
     e.new_game(19, 7.5)
     assert e.search.tail_lone is False                                 # the 19x19 default
     for flag, on in (("off", False), ("on", True)):
-        cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-lone", flag, "--playouts",
-                                                   "64", "--mode", "rollouts"]))
+        cfg = engine_config(["--rollout-tail-lone", flag, "--playouts",
+                                                   "64", "--mode", "rollouts"])
         assert cfg.rollout_tail_lone is on
         e = Engine(cfg)
         for size in (9, 19):

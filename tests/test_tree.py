@@ -5,6 +5,8 @@ import pytest
 from gammago.board import Board
 from gammago.tree import DEFAULTS, NODE_BYTES, Search
 
+from engine_args import engine_config, engine_parser
+
 
 def _children(s):
     return {m: (v, w) for m, v, w, _ in s.children()}
@@ -415,13 +417,10 @@ def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
 def test_rave_is_gone_from_the_tree_and_the_engine():
     """RAVE lost its matches and took 8 of a node's 32 bytes (docs/experiments/rave-lgrf.md):
     the tree refuses its parameters, the engine its flags; a node is 24 bytes."""
-    import argparse
     from gammago import tree
-    from gammago.config import EngineConfig
     with pytest.raises(ValueError, match="unknown search parameter"):
         Search(10000, rave=1)
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
+    p = engine_parser()
     with pytest.raises(SystemExit):
         p.parse_args(["--rave", "on"])
     assert tree.NODE_BYTES == 24
@@ -602,11 +601,9 @@ def test_lgrf_search_is_reproducible_and_differs_from_plain():
 
 
 def test_engine_lgrf_flag_reaches_the_tree():
-    import argparse
-    from gammago.engine import EngineConfig, Engine
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--lgrf", "on", "--playouts", "300", "--mode", "rollouts"]))
+    from gammago.engine import Engine
+    p = engine_parser()
+    cfg = engine_config(["--lgrf", "on", "--playouts", "300", "--mode", "rollouts"])
     assert cfg.lgrf is True
     e = Engine(cfg)
     e.new_game(9, 7)
@@ -614,7 +611,7 @@ def test_engine_lgrf_flag_reaches_the_tree():
     assert e.genmove("b") not in ("pass", "resign")
     st = e.search.lgrf_stats()
     assert st["hits1"] + st["hits2"] > 0 and st["entries1"] > 0
-    assert EngineConfig.from_args(p.parse_args([])).lgrf is False
+    assert engine_config([]).lgrf is False
     with pytest.raises(SystemExit):
         p.parse_args(["--lgrf", "maybe"])
 
@@ -717,17 +714,14 @@ def test_criticality_widening_keeps_every_child_once(threads):
 
 
 def test_engine_crit_flag_reaches_the_tree():
-    import argparse
-    from gammago.engine import EngineConfig, Engine
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--crit", "1.5", "--playouts", "600", "--mode", "rollouts"]))
+    from gammago.engine import Engine
+    cfg = engine_config(["--crit", "1.5", "--playouts", "600", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7)
     assert e.search.params["crit"] == 1.5
     assert e.genmove("b") not in ("pass", "resign")
     with pytest.raises(ValueError, match="crit"):
-        EngineConfig.from_args(p.parse_args(["--crit", "-1"]))
+        engine_config(["--crit", "-1"])
 
 
 def test_engine_crit_default_goes_by_board_size():
@@ -773,19 +767,16 @@ def test_score_bonus_moves_each_result_by_its_margin(komi, value):
 
 
 def test_score_bonus_is_checked_and_reaches_the_tree_from_the_command_line():
-    import argparse
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine import Engine
     assert DEFAULTS["score_bonus"] == 0.0
     for bad in (-0.1, 0.5):
         with pytest.raises(ValueError, match="score_bonus"):
             Search(10000, score_bonus=bad)
-    p = argparse.ArgumentParser()
-    EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(["--score-bonus", "0.02", "--playouts", "300",
-                                               "--mode", "rollouts"]))
+    cfg = engine_config(["--score-bonus", "0.02", "--playouts", "300",
+                                               "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7)
     assert e.search.params["score_bonus"] == 0.02
     assert e.genmove("b") not in ("pass", "resign")
     with pytest.raises(ValueError, match="--score-bonus"):
-        EngineConfig.from_args(p.parse_args(["--score-bonus", "0.7"]))
+        engine_config(["--score-bonus", "0.7"])

@@ -177,16 +177,14 @@ def test_engine_rollout_light_after_default_and_option():
     assert e.search.light_after == ROLLOUT_LIGHT_AFTER
     e.new_game(19, 7.5)
     assert e.search.light_after == ROLLOUT_LIGHT_AFTER_LARGE
-    cfg = engine_config(["--rollout-light-after", "5", "--playouts", "64",
-                                               "--mode", "rollouts"])
+    cfg = engine_config(["--rollout-light-after", "5", "--playouts", "64", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.light_after == 5
     assert e.search.tail_shapes is True                    # the default
     move = e.genmove("b")
     assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
-    cfg = engine_config(["--rollout-tail-shapes", "off", "--playouts", "64",
-                                               "--mode", "rollouts"])
+    cfg = engine_config(["--rollout-tail-shapes", "off", "--playouts", "64", "--mode", "rollouts"])
     assert cfg.rollout_tail_shapes is False
     e = Engine(cfg)
     e.new_game(9, 7.0)
@@ -194,16 +192,14 @@ def test_engine_rollout_light_after_default_and_option():
     assert e.search.tail_2lib is ROLLOUT_TAIL_2LIB                 # the default
     assert e.genmove("w") not in ("pass", "resign")
     flip = "off" if ROLLOUT_TAIL_2LIB else "on"                       # not the default
-    cfg = engine_config(["--rollout-tail-2lib", flip, "--playouts", "64",
-                                               "--mode", "rollouts"])
+    cfg = engine_config(["--rollout-tail-2lib", flip, "--playouts", "64", "--mode", "rollouts"])
     assert cfg.rollout_tail_2lib is not ROLLOUT_TAIL_2LIB
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_2lib is not ROLLOUT_TAIL_2LIB and e.search.tail_shapes is True
     assert e.search.tail_capture is ROLLOUT_TAIL_CAPTURE               # the default
     assert e.genmove("b") not in ("pass", "resign")
-    cfg = engine_config(["--rollout-tail-capture", "on", "--playouts", "64",
-                                               "--mode", "rollouts"])
+    cfg = engine_config(["--rollout-tail-capture", "on", "--playouts", "64", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.tail_capture is True
@@ -212,8 +208,8 @@ def test_engine_rollout_light_after_default_and_option():
     e.new_game(19, 7.5)
     assert e.search.tail_lone is False                                 # the 19x19 default
     for flag, on in (("off", False), ("on", True)):
-        cfg = engine_config(["--rollout-tail-lone", flag, "--playouts",
-                                                   "64", "--mode", "rollouts"])
+        cfg = engine_config(["--rollout-tail-lone", flag, "--playouts", "64",
+                             "--mode", "rollouts"])
         assert cfg.rollout_tail_lone is on
         e = Engine(cfg)
         for size in (9, 19):

@@ -772,8 +772,7 @@ def test_score_bonus_is_checked_and_reaches_the_tree_from_the_command_line():
     for bad in (-0.1, 0.5):
         with pytest.raises(ValueError, match="score_bonus"):
             Search(10000, score_bonus=bad)
-    cfg = engine_config(["--score-bonus", "0.02", "--playouts", "300",
-                                               "--mode", "rollouts"])
+    cfg = engine_config(["--score-bonus", "0.02", "--playouts", "300", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7)
     assert e.search.params["score_bonus"] == 0.02

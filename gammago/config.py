@@ -2,8 +2,9 @@
 the defaults that depend on the board size, each constant with the measurement behind it.
 
 The tree's own parameters (pw_*, ucb_c, bonus_*, fpu, rating, lgrf) default to
-pyx/tree.pyx's DEFAULTS, the one place they are set; the per-size defaults below resolve the
-fields left at 0 / None for a board size (EngineConfig.tree_params).
+pyx/tree.pyx's DEFAULTS, the one place they are set; the per-size defaults below (the
+expansion threshold, the criticality weight, the widening's base) resolve the fields left at
+0 / None for a board size (EngineConfig.tree_params).
 """
 import argparse
 import dataclasses
@@ -32,6 +33,11 @@ CRIT = 2.0                   # criticality weight in the widening order below CR
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
 CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
                              # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
+PW_BASE = 10.0               # progressive widening's base (--pw-base) below PW_BASE_MAX_SIZE:
+                             # Fuego's 9x9 files at 5,000 playouts 166.3 tests a seed against
+                             # 157.4 with 40 (8 seeds; docs/experiments/widening.md)
+PW_BASE_MAX_SIZE = 13        # ... and the tree's default (40) from this board size up (not
+                             # measured there)
 ROLLOUT_SCALE = "capture:save=3,extension:new=3"  # rollouts below ROLLOUT_SCALE_MAX_SIZE:
                              # gammas of these features x3 (capturing to save an own string in
                              # atari, escaping an atari the last move made). MSE of rollout
@@ -161,7 +167,8 @@ class EngineConfig:
     # tree parameters (defaults: pyx/tree.pyx DEFAULTS)
     expand_visits: int = 0         # 0: by board size (expand_visits_for)
     pw_init: int = TREE["pw_init"]
-    pw_base: float = TREE["pw_base"]
+    pw_base: float | None = None   # progressive widening's base (None: by board size,
+                                   # pw_base_for)
     pw_factor: float = TREE["pw_factor"]
     ucb_c: float = TREE["ucb_c"]
     bonus_weight: float = TREE["bonus_weight"]
@@ -308,7 +315,9 @@ class EngineConfig:
         t.add_argument("--pw-init", type=int, default=d.pw_init,
                        help="children open at expansion (progressive widening)")
         t.add_argument("--pw-base", type=float, default=d.pw_base,
-                       help="widening schedule t_{n+1} = t_n + BASE * FACTOR**n")
+                       help="widening schedule t_{n+1} = t_n + BASE * FACTOR**n (default: "
+                            f"{PW_BASE:g} below {PW_BASE_MAX_SIZE}x{PW_BASE_MAX_SIZE}, "
+                            f"{TREE['pw_base']:g} from there up)")
         t.add_argument("--pw-factor", type=float, default=d.pw_factor)
         t.add_argument("--ucb-c", type=float, default=d.ucb_c,
                        help="weight of the UCB1-Tuned exploration term")
@@ -402,6 +411,8 @@ class EngineConfig:
             (self.prior in ("auto", "gamma", "cheap"), f"--prior must be auto, gamma or cheap, not {self.prior!r}"),
             (self.expand_visits >= 0, f"--expand-visits must be >= 0, not {self.expand_visits}"),
             (self.pw_init >= 1, f"--pw-init must be >= 1, not {self.pw_init}"),
+            (self.pw_base is None or 0 <= self.pw_base < float("inf"),
+             f"--pw-base must be a finite number >= 0, not {self.pw_base}"),
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.crit is None or 0 <= self.crit < float("inf"),
              f"--crit must be a finite number >= 0, not {self.crit}"),
@@ -436,13 +447,15 @@ class EngineConfig:
         return min(MAX_NODES_LIMIT, chunks * _tree.NODES_PER_CHUNK)
 
     def tree_params(self, size=19):
-        """The tree's parameters for a board size (expand_visits 0 and crit None resolved by
-        the size)."""
+        """The tree's parameters for a board size (expand_visits 0, crit and pw_base None
+        resolved by the size)."""
         p = {k: getattr(self, k) for k in self.TREE_FIELDS}
         if not p["expand_visits"]:
             p["expand_visits"] = expand_visits_for(size)
         if p["crit"] is None:
             p["crit"] = crit_for(size)
+        if p["pw_base"] is None:
+            p["pw_base"] = pw_base_for(size)
         return p
 
 
@@ -479,6 +492,11 @@ def rollout_light_after_for(size):
 def crit_for(size):
     """--crit unset: the criticality weight for a board size."""
     return CRIT if size < CRIT_MAX_SIZE else 0.0
+
+
+def pw_base_for(size):
+    """--pw-base unset: progressive widening's base for a board size."""
+    return PW_BASE if size < PW_BASE_MAX_SIZE else float(TREE["pw_base"])
 
 
 def dynkomi_moves_for(size):

@@ -16,21 +16,21 @@ from gammago.engine import Engine, EngineConfig
 
 SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
 TOP = 4          # root children pinned per search (visits, best first)
-EXPECTED_GAME = ("D4 F4 D6 F6 E7 F8 F7 G7 E8 G8 G6 H6 G5 F5 H5 H7 F9 J5 H4 G3 E3 H3 F3 G4 G2 H2 "
-                 "H1 F2 J2 E2 D2 C3 D3 C5 D5 C4 C2 B2 B1 C6 B3 C7 B4 B8 E1 G1 C1 J3 G9 H9",
-                 ['B2', 'G5', 'G6', 'H1', 'H4', 'H5', 'J2'], "W+26.5")
+EXPECTED_GAME = ("D4 F4 F5 E5 E4 G5 F6 E6 F7 E7 G4 F3 G6 H5 G3 F2 G2 C3 C4 B4 B5 B3 D3 D2 E2 C5 "
+                 "F1 E8 C2 B6 C6 D5 E3 B2 D1 G8 F8 F9 H8 H9 H7 G9 G7 C7 A6 A5 B1 A2 resign",
+                 ['A6', 'C6', 'G5', 'H5'], "W+16.5")
 
 # (size, playouts, moves before the first genmove, colour to move, the reply between the two
 #  genmoves, expected [(move, [(child, visits)...]) for each genmove])
 SCENARIOS = {
     "9x9 rollouts, empty board": (
         9, 3000, [], "b", "E5",
-        [('F6', [('F6', 750), ('D4', 613), ('F7', 379), ('D6', 261)]),
-         ('F5', [('F5', 742), ('D6', 537), ('D4', 424), ('D7', 253)])]),
+        [('F6', [('F6', 511), ('F7', 423), ('D4', 390), ('C4', 380)]),
+         ('F4', [('F4', 746), ('F5', 487), ('E4', 287), ('D4', 280)])]),
     "9x9 rollouts, opening": (
         9, 3000, [("b", "E5"), ("w", "C4"), ("b", "D3"), ("w", "G5")], "b", "C6",
-        [('F6', [('F6', 1019), ('F4', 403), ('G4', 393), ('D4', 274)]),
-         ('C3', [('C3', 1669), ('C7', 400), ('G6', 237), ('E8', 208)])]),
+        [('F6', [('F6', 775), ('C3', 346), ('G4', 305), ('C7', 247)]),
+         ('C3', [('C3', 535), ('G6', 394), ('G4', 360), ('C7', 354)])]),
     "19x19 net-root, empty board": (
         19, 800, [], "b", "Q16",
         [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),

@@ -736,6 +736,23 @@ def test_engine_crit_default_goes_by_board_size():
     assert pinned.search.params["crit"] == 0.5
 
 
+def test_engine_pw_base_default_goes_by_board_size():
+    from gammago.config import PW_BASE, PW_BASE_MAX_SIZE
+    from gammago.engine import EngineConfig, Engine
+    e = Engine(EngineConfig(playouts=200, mode="rollouts"))
+    for size, want in ((9, PW_BASE), (PW_BASE_MAX_SIZE - 1, PW_BASE),
+                       (PW_BASE_MAX_SIZE, DEFAULTS["pw_base"]), (19, DEFAULTS["pw_base"])):
+        e.new_game(size, 7)
+        assert e.search.params["pw_base"] == want, size
+    assert PW_BASE != DEFAULTS["pw_base"]
+    pinned = Engine(EngineConfig(playouts=200, mode="rollouts", pw_base=25.0))
+    pinned.new_game(9, 7)
+    assert pinned.search.params["pw_base"] == 25.0
+    assert engine_config(["--pw-base", "0"]).pw_base == 0.0
+    with pytest.raises(ValueError, match="pw-base"):
+        engine_config(["--pw-base", "-1"])
+
+
 def _black_board(komi):
     """5x5, Black on every point but five one-point eyes: White has no legal move and the
     policy fills no own eye, so every playout ends with all 25 points Black's."""

@@ -18,6 +18,8 @@ from gammago.match_record import MatchConfig
 from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
                            wilson_interval)
 
+from tool_module import load_tool
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTED = f"{sys.executable} {os.path.join(ROOT, 'tests', 'misbehaving_gtp.py')}"
 TINY = "gammago --playouts 20 --seed {seed} --quiet"
@@ -330,11 +332,7 @@ def test_a_handicap_game(tmp_path, gnugo_path):
 
 def test_speed_vs_build_tool(capsys, tmp_path):
     """tools/speed_vs_build.py times one genmove per build and position from the engine's log."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "speed_vs_build", os.path.join(ROOT, "tools", "speed_vs_build.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_tool("speed_vs_build")
     medians = tool.main([ROOT, ROOT, "--playouts", "300", "--reps", "1"])
     out = capsys.readouterr().out
     assert "9x9, 300 playouts a genmove" in out and out.count("position 2:") == 2

@@ -1,7 +1,6 @@
 """The ONNX policy/value net: export fidelity (when torch is installed), the runtime's checks on
 model files (gammago.net), symmetry handling, the engine's net modes, net-root's search
 (gammago.root_search), the policy players (gammago.players) and the net's predict scoring."""
-import importlib.util
 import os
 import shutil
 
@@ -15,6 +14,7 @@ from gammago.root_search import ROOT_LAMBDA, RootSearch
 from gammago.board import Board
 
 from engine_args import engine_config
+from tool_module import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = N.DEFAULT_MODEL
@@ -41,9 +41,7 @@ def test_cuda_probe_is_quiet(capfd):
 def test_export_matches_torch(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    spec = importlib.util.spec_from_file_location("train_net", os.path.join(ROOT, "tools", "train_net.py"))
-    T = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(T)
+    T = load_tool("train_net")
     torch.manual_seed(0)
     model = T.GoNet(blocks=1, channels=8, head=4, value_hidden=8)
     with torch.no_grad():   # non-trivial batch-norm statistics, so folding them is tested too
@@ -67,13 +65,6 @@ def test_export_matches_torch(tmp_path):
         assert logits.shape == (batch, size * size + 1) and value.shape == (batch,)
         np.testing.assert_allclose(logits, tl.numpy(), atol=1e-4, rtol=1e-4)
         np.testing.assert_allclose(value, tv.numpy(), atol=1e-5)
-
-
-def _train_net_module():
-    spec = importlib.util.spec_from_file_location("train_net", os.path.join(ROOT, "tools", "train_net.py"))
-    T = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(T)
-    return T
 
 
 def _synthetic_value_data(T, n, rng):
@@ -100,7 +91,7 @@ def test_value_head_learns_a_simple_function_of_the_planes():
     "more stones wins" from 2,000 positions in a few hundred steps, while the old shipped net's
     value MSE sat at 1.000 (a constant)."""
     torch = pytest.importorskip("torch")
-    T = _train_net_module()
+    T = load_tool("train_net")
     rng = np.random.default_rng(5)
     torch.manual_seed(5)
     data = {}
@@ -134,7 +125,7 @@ def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
     ONNX model (+ curve PNG, JSON, .pt), and gammago.net loads and runs the model."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    T = _train_net_module()
+    T = load_tool("train_net")
     rng = np.random.default_rng(7)
     data = {}
     for which, n in (("train", 256), ("heldout", 64)):
@@ -163,7 +154,7 @@ def test_train_net_refuses_cuda_without_a_gpu(tmp_path):
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is visible here")
-    T = _train_net_module()
+    T = load_tool("train_net")
     threads = torch.get_num_threads()
     try:
         with pytest.raises(SystemExit, match="no CUDA device"):
@@ -177,7 +168,7 @@ def test_augmented_move_targets_follow_the_planes():
     transformed planes put the move (the first shipped net rotated the quarter-turn targets the
     wrong way, so a quarter of its training targets were wrong)."""
     pytest.importorskip("torch")
-    T = _train_net_module()
+    T = load_tool("train_net")
     b = Board(19)
     for v in ("D4", "Q16", "C15", "R5"):
         b.play(v)
@@ -198,7 +189,7 @@ def test_augmented_move_targets_follow_the_planes():
 
 def test_value_loss_refuses_mismatched_shapes():
     torch = pytest.importorskip("torch")
-    T = _train_net_module()
+    T = load_tool("train_net")
 
     class Wrong(torch.nn.Module):      # value [N, 1]: MSE against [N] would broadcast to [N, N]
         def __init__(self):

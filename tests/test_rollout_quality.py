@@ -2,7 +2,6 @@
 engine's --rollout-power and --rollout-scale), the flat Monte-Carlo match
 (tools/flat_mc_match.py) and the evaluation accuracy tool (tools/rollout_accuracy.py), see
 docs/BENCHMARKS.md "Rollouts", Quality."""
-import importlib.util
 import json
 import os
 
@@ -15,16 +14,9 @@ from gammago import rollout
 from gammago.board import Board
 
 from engine_args import engine_config
+from tool_module import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _tool(name="flat_mc_match"):
-    spec = importlib.util.spec_from_file_location(
-        name, os.path.join(ROOT, "tools", name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _group(name):
@@ -77,7 +69,7 @@ def test_softened_policy_is_the_raw_policy_to_the_power():
 def test_pass_candidate_ends_a_won_game():
     """After the opponent's pass, a player who wins the board as it stands passes (its pass
     playouts score the board exactly); without the pass candidate it plays on."""
-    tool = _tool()
+    tool = load_tool("flat_mc_match")
     b = Board(5, 0.5)
     b.setup(black=["B1", "B2", "B3", "B4", "B5"], white=["D1", "D2", "D3", "D4", "D5"])
     b.play("C3")
@@ -92,7 +84,7 @@ def test_pass_candidate_ends_a_won_game():
 
 
 def test_flat_mc_match_runs_and_refuses_bad_power(capsys):
-    tool = _tool()
+    tool = load_tool("flat_mc_match")
     assert tool.main(["--games", "2", "--playouts", "8", "--size", "5", "--rollout-power",
                       "0.7", "--pass-candidate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -222,7 +214,7 @@ def test_engine_rollout_light_after_default_and_option():
 def test_rollout_accuracy_tool(capsys):
     from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,
                                 ROLLOUT_TAIL_CAPTURE)
-    tool = _tool("rollout_accuracy")
+    tool = load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",

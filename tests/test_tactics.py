@@ -9,6 +9,7 @@ from gammago import tactics
 from gammago.board import Board
 
 from tactics_positions import all_positions
+from tool_module import load_tool
 
 POSITIONS = all_positions()
 
@@ -225,17 +226,6 @@ def test_the_trees_ladder_adjustment():
         assert (escape < down) if fails else escape == 1.0
 
 
-def _tactics_vs_gnugo():
-    """tools/tactics_vs_gnugo.py as a module."""
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).parent.parent / "tools" / "tactics_vs_gnugo.py"
-    spec = importlib.util.spec_from_file_location("tactics_vs_gnugo", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 @pytest.mark.gnugo
 def test_captures_read_agree_with_gnugo_attack(gnugo_path):
     """The capture reader against GNU Go 3.8's `attack` on the strings of one or two liberties of
@@ -249,7 +239,7 @@ def test_captures_read_agree_with_gnugo_attack(gnugo_path):
     for f in sorted((pathlib.Path(__file__).parent / "data").glob("*.sgf")):
         game = sgf.parse_game(f.name, f.read_bytes())
         positions += [(f.name, 19, game.moves[:k]) for k in range(30, len(game.moves), 15)]
-    c, listed = _tactics_vs_gnugo().compare(positions, tactics.BUDGET, gnugo_path)
+    c, listed = load_tool("tactics_vs_gnugo").compare(positions, tactics.BUDGET, gnugo_path)
     gnugo_yes = c["both_yes"] + c["gnugo_only"] + c["unknown"]
     assert c["both_yes"] + c["gnugo_only"] > 100
     assert c["ours_only"] == 0, listed
@@ -262,7 +252,7 @@ def test_tactics_vs_gnugo_tool(gnugo_path, tmp_path, capsys):
     written, and a malformed record is named and skipped while the rest go on."""
     import json
     import pathlib
-    tool = _tactics_vs_gnugo()
+    tool = load_tool("tactics_vs_gnugo")
     data = pathlib.Path(__file__).parent / "data"
     out = tmp_path / "t.json"
     tool.main([str(data / "2001-02-16-7.sgf"), str(data / "tygem-330628647.sgf"),

@@ -484,6 +484,21 @@ def rollout_tail_lone_for(size):
     return size < ROLLOUT_TAIL_LONE_MAX_SIZE
 
 
+def rollout_tail_for(size, cfg=None):
+    """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
+    --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone rule by
+    size where it is unset (rollout_tail_lone_for)."""
+    from gammago import tail
+    if cfg is None:
+        cfg = EngineConfig()
+    lone = cfg.rollout_tail_lone
+    if lone is None:
+        lone = rollout_tail_lone_for(size)
+    on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
+          "capture": cfg.rollout_tail_capture, "lone": lone}
+    return tail.rules(*(name for name, v in on.items() if v))
+
+
 def rollout_light_after_for(size):
     """--rollout-light-after unset: the gamma moves of a rollout for a board size."""
     return ROLLOUT_LIGHT_AFTER if size < ROLLOUT_LIGHT_LARGE_SIZE else ROLLOUT_LIGHT_AFTER_LARGE

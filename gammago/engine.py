@@ -27,7 +27,7 @@ from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
                             dynkomi_moves_for, rollout_gammas, rollout_light_after_for,
-                            rollout_tail_lone_for)
+                            rollout_tail_for)
 from gammago.root_search import RootSearch
 from gammago.seeds import derive
 
@@ -248,17 +248,13 @@ class Engine:
         light_after = cfg.rollout_light_after
         if light_after is None:
             light_after = rollout_light_after_for(size)
-        tail_lone = cfg.rollout_tail_lone
-        if tail_lone is None:
-            tail_lone = rollout_tail_lone_for(size)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
             prior_table = table if cfg.prior_full else gammas.rollout_base(size)
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
-                                 cfg.rollout_tail_shapes, cfg.rollout_tail_2lib,
-                                 cfg.rollout_tail_capture, tail_lone)
+                                 rollout_tail_for(size, cfg))
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -121,21 +121,13 @@ ctypedef struct gamma_policy_t:
     # last move (nakade_point) instead of sampling; 0 never
     double nakade
     # light_after: once this many moves of the playout were played (nplayed counts them from
-    # setboard), the rest follow the light tail's rules (tail_choose in pyx/rollout.pyx), not
+    # setboard), the rest follow the light tail's rules (tail_choose in pyx/tail.pyx), not
     # the gammas; 0: gammas to the end
     int light_after
-    # tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move (_tail_shape)
-    # after its capture and escape rules, before a random point
-    int tail_shapes
-    # tail_2lib: the light tail tries its 2-liberty rule (_tail_2lib) after the capture and
-    # escape rules, before the shapes
-    int tail_2lib
-    # tail_capture: the light tail captures a string in atari anywhere on the board
-    # (_tail_capture) after the shapes, before a random point
-    int tail_capture
-    # tail_lone: the light tail's random moves refuse a lone stone's bad self-atari too
-    # (tac_bad_selfatari), not only a string's
-    int tail_lone
+    # tail: the light tail's optional rules, TAIL_* bits (gammago/tail.pxd): Mogo's shapes
+    # around the last move, the 2-liberty rule, the capture of a string in atari anywhere, and
+    # the random moves' refusal of a lone stone's bad self-atari
+    int tail
     int nplayed
     # statistics
     long n_nakade

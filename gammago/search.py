@@ -21,9 +21,9 @@ class SearchProtocol(Protocol):
     def use_gammas(self, table):
         """Rate children by a gamma table (None: the cheap built-in rating)."""
 
-    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail_shapes=True,
-                           tail_2lib=False, tail_capture=False, tail_lone=False):
-        """Roll out with the gamma policy of a table (None: light rollouts)."""
+    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail=1):
+        """Roll out with the gamma policy of a table (None: light rollouts); tail: the light
+        tail's rules word (gammago.tail.rules)."""
 
     # --- the root ---
     def set_root(self, board, moves=None):

@@ -2,16 +2,20 @@
 from gammago.board cimport board_t
 from gammago.rng cimport rng_t
 
+# The tail's optional rules, one bit each of a rules word (gamma_policy_t.tail): a new rule is
+# a bit here, its name in RULES and its test in tail_choose (pyx/tail.pyx), and its option in
+# gammago/config.py (rollout_tail_for); the word goes through everything between unchanged
 cdef enum:
-    TAIL_2LIB_DEFAULT = 0      # the tail's 2-liberty rule is off unless a caller says otherwise
-    TAIL_CAPTURE_DEFAULT = 0   # its capture-anywhere rule is off unless a caller says otherwise
-    TAIL_LONE_DEFAULT = 0      # its random moves may be a lone stone's self-atari unless told
+    TAIL_SHAPES = 1            # Mogo's 3x3 shapes around the last move
+    TAIL_2LIB = 2              # the 2-liberty rule
+    TAIL_CAPTURE = 4           # the capture of a string in atari anywhere
+    TAIL_LONE = 8              # the random moves refuse a lone stone's bad self-atari too
+    TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
 
 # the tail's move for b.to_move: capture the last move's string in atari, or save a string of
-# the mover that the last move put in atari; else (twolib) atari the last move's string when it
+# the mover that the last move put in atari; else (2lib) atari the last move's string when it
 # has two liberties, or give a string of the mover with two liberties next to it a third; else
 # (shapes) one of Mogo's 3x3 shapes around the last move; else (capture) capture a string in
 # atari anywhere; else a random legal point that fills no own eye and is no bad self-atari of
-# 2+ stones (lone: nor of a lone stone)
-cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture,
-                     int lone) noexcept nogil
+# 2+ stones (lone: nor of a lone stone); rules: the TAIL_* bits that are on
+cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil

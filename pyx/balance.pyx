@@ -25,16 +25,17 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport tail_choose, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT
+from gammago.tail cimport tail_choose
+from gammago.tail import rule_names
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
-                     int light_after, int lone, double* trace, uint8_t* mark, int32_t* touched,
+                     int light_after, int tail, double* trace, uint8_t* mark, int32_t* touched,
                      int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
     """Play b out with the gammas, adding every move's d log pi / d theta into trace (only the
     parameters marked in mark / listed in touched are non-zero; trace NULL: no gradient).
-    light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with its
-    shapes and, when lone is set, the lone-stone rule, as the engine's rollouts do), and those
+    light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with the rules
+    of the rules word `tail`, as the engine's rollouts do), and those
     moves add nothing to the trace: they do not depend on the gammas. Returns Black's result:
     1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p, pid, g
@@ -43,7 +44,7 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move
         if light_after > 0 and nmoves >= light_after:
-            board_play(b, tail_choose(b, r, 1, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT, lone), c)
+            board_play(b, tail_choose(b, r, tail), c)
             nmoves += 1
             continue
         n = 0
@@ -97,21 +98,22 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     return 1.0 if s > 0 else (0.0 if s < 0 else 0.5)
 
 
-cdef int _lone(Board board, tail_lone) except -1:
-    """The light tail's lone-stone rule: `tail_lone` when given, else the engine's default for
-    the board's size (gammago.config.rollout_tail_lone_for)."""
-    if tail_lone is None:
-        from gammago.config import rollout_tail_lone_for
-        return 1 if rollout_tail_lone_for(board.b.size) else 0
-    return 1 if tail_lone else 0
+cdef int _tail(Board board, tail) except -1:
+    """The light tail's rules word: `tail` when given, else the engine's default for the
+    board's size (gammago.config.rollout_tail_for)."""
+    if tail is None:
+        from gammago.config import rollout_tail_for
+        return rollout_tail_for(board.b.size)
+    rule_names(tail)                   # refuses a word with unknown bits
+    return tail
 
 
 def gradient(Board board not None, const double[::1] gammas not None,
              const int32_t[::1] param not None, int nparams, int playouts,
-             double baseline, unsigned long long seed=1, int light_after=0, tail_lone=None):
+             double baseline, unsigned long long seed=1, int light_after=0, tail=None):
     """`playouts` gamma playouts from `board` (the side to move is its to_move), to the end or,
-    with light_after > 0, that many moves and then the light tail (its lone-stone rule:
-    `tail_lone`, or the engine's default for the board's size when None).
+    with light_after > 0, that many moves and then the light tail (its rules: the rules word
+    `tail`, or the engine's default for the board's size when None).
     Returns (grad, mean_z): grad[k] = mean over the playouts of (z - baseline) * trace_k, an
     estimate of d P(Black wins) / d theta_k (theta = log gammas, parameter k as `param` maps
     them); mean_z the playouts' Black score. Releases the GIL while it plays."""
@@ -137,7 +139,7 @@ def gradient(Board board not None, const double[::1] gammas not None,
     cdef int i, t, ntouched, pid, n = playouts
     cdef double z, zsum = 0, base = baseline
     cdef rng_t r
-    cdef int lone = _lone(board, tail_lone)
+    cdef int rules = _tail(board, tail)
     try:
         if not (b and trace and mark and touched and w and ids and pts):
             raise MemoryError()
@@ -148,7 +150,7 @@ def gradient(Board board not None, const double[::1] gammas not None,
             for i in range(n):
                 board_copy(b, board.b)
                 ntouched = 0
-                z = _playout(b, gp, pp, &r, light_after, lone, trace, mark, touched, &ntouched,
+                z = _playout(b, gp, pp, &r, light_after, rules, trace, mark, touched, &ntouched,
                              w, ids, pts)
                 zsum += z
                 for t in range(ntouched):
@@ -170,9 +172,9 @@ def gradient(Board board not None, const double[::1] gammas not None,
 
 
 def value(Board board not None, const double[::1] gammas not None, int playouts,
-          unsigned long long seed=1, int light_after=0, tail_lone=None):
+          unsigned long long seed=1, int light_after=0, tail=None):
     """Black's mean score over `playouts` playouts of this module's policy from `board` (the
-    light tail after light_after moves when > 0, its lone-stone rule as in gradient), without
+    light tail after light_after moves when > 0, its rules as in gradient), without
     the gradient (the baseline and the fitted value of simulation balancing)."""
     if gammas.shape[0] != NFEAT:
         raise ValueError(f"gammas need {NFEAT} entries")
@@ -186,7 +188,7 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
     cdef int i, n = playouts
     cdef double zsum = 0
     cdef rng_t r
-    cdef int lone = _lone(board, tail_lone)
+    cdef int rules = _tail(board, tail)
     try:
         if not (b and w and ids and pts):
             raise MemoryError()
@@ -194,7 +196,7 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
         with nogil:
             for i in range(n):
                 board_copy(b, board.b)
-                zsum += _playout(b, gp, NULL, &r, light_after, lone, NULL, NULL, NULL, NULL, w,
+                zsum += _playout(b, gp, NULL, &r, light_after, rules, NULL, NULL, NULL, NULL, w,
                                  ids, pts)
     finally:
         free(b)

@@ -15,7 +15,8 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
-from gammago.tail cimport tail_choose, TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT, TAIL_LONE_DEFAULT
+from gammago.tail cimport tail_choose, TAIL_RULES_DEFAULT
+from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
                                G_DIST1, G_DIST2, FB_PAT3, FB_CAPTURE, FB_EXTENSION, FB_ATARI, FB_DIST1, FB_SELFATARI,
@@ -36,7 +37,6 @@ cdef enum:
     F_DIRTY = 1
     F_L = 2
     F_K = 4
-    TAIL_SHAPES_DEFAULT = 1   # GammaPolicy: the light tail tries Mogo's shapes (pyx/tail.pyx)
 
 # ---------------------------------------------------------------------------------------------
 # Geometry and tables
@@ -800,7 +800,7 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
         # it did not see chosen, and setboard does at the next playout)
         g.n_light += 1
         g.chosen = -1
-        return tail_choose(b, r, g.tail_shapes, g.tail_2lib, g.tail_capture, g.tail_lone)
+        return tail_choose(b, r, g.tail)
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
         _set_all_full(g)
@@ -1023,17 +1023,16 @@ cdef class GammaPolicy:
     an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread.
     nakade: see gamma_policy_t.nakade. light_after: a playout's moves after its first
     light_after follow the light tail's rules (tail_choose), not the gammas (0: never);
-    tail_shapes, tail_2lib, tail_capture, tail_lone: the tail's shape, 2-liberty and capture
-    rules and its lone-stone self-atari test (gamma_policy_t)."""
+    tail: the tail's optional rules, a rules word (gammago.tail.rules; its shapes by default)."""
 
     def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0,
-                  bint tail_shapes=TAIL_SHAPES_DEFAULT, bint tail_2lib=TAIL_2LIB_DEFAULT,
-                  bint tail_capture=TAIL_CAPTURE_DEFAULT, bint tail_lone=TAIL_LONE_DEFAULT):
+                  int tail=TAIL_RULES_DEFAULT):
         cdef double[::1] t
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
+        rule_names(tail)                   # refuses a word with unknown bits
         self.table = _as_table(gammas)
         t = self.table
         self.g = gamma_policy_new(&t[0], near_d)
@@ -1041,10 +1040,7 @@ cdef class GammaPolicy:
             raise MemoryError()
         self.g.nakade = nakade
         self.g.light_after = light_after
-        self.g.tail_shapes = tail_shapes
-        self.g.tail_2lib = tail_2lib
-        self.g.tail_capture = tail_capture
-        self.g.tail_lone = tail_lone
+        self.g.tail = tail
         self.near_d = self.g.near_d
 
     def __dealloc__(self):
@@ -1058,25 +1054,14 @@ cdef class GammaPolicy:
         return self.table
 
     @property
-    def tail_shapes(self):
-        """Whether the light tail tries Mogo's shapes (gamma_policy_t.tail_shapes)."""
-        return bool(self.g.tail_shapes)
+    def tail(self):
+        """The light tail's rules word (gamma_policy_t.tail)."""
+        return self.g.tail
 
     @property
-    def tail_2lib(self):
-        """Whether the light tail tries its 2-liberty rule (gamma_policy_t.tail_2lib)."""
-        return bool(self.g.tail_2lib)
-
-    @property
-    def tail_capture(self):
-        """Whether the light tail captures strings in atari anywhere (gamma_policy_t.tail_capture)."""
-        return bool(self.g.tail_capture)
-
-    @property
-    def tail_lone(self):
-        """Whether the light tail's random moves refuse a lone stone's bad self-atari too
-        (gamma_policy_t.tail_lone)."""
-        return bool(self.g.tail_lone)
+    def tail_rules(self):
+        """The names of the light tail's rules that are on (gammago.tail.rule_names)."""
+        return rule_names(self.g.tail)
 
     @property
     def stats(self):

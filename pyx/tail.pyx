@@ -21,18 +21,18 @@ cdef enum:
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
 # whether the extension runs into a working ladder cost 40% of the tail's speed for no
 # measured gain: docs/BENCHMARKS.md, "Tactics");
-# else (gamma_policy_t.tail_2lib; off by default) the 2-liberty rule, Fuego's low-liberty rule
-# (Pachi's 2lib check is the same idea): when the last move's string has two liberties, atari
+# else (TAIL_2LIB in gamma_policy_t.tail, the rules word; off by default) the 2-liberty rule,
+# Fuego's low-liberty rule (Pachi's 2lib check is the same idea): when the last move's string has two liberties, atari
 # it from one where the attacker keeps two; when it left a string of the mover with two
 # liberties, give that string a third (one of these points, uniformly; no reading);
-# else (gamma_policy_t.tail_shapes) one of Mogo's 3x3 shapes among the 8 neighbours of the
-# last move (_tail_shape, uniformly); else (gamma_policy_t.tail_capture; off by default) the
+# else (TAIL_SHAPES) one of Mogo's 3x3 shapes among the 8 neighbours of the
+# last move (_tail_shape, uniformly); else (TAIL_CAPTURE; off by default) the
 # capture of a string in atari anywhere (_tail_capture); otherwise a uniform random legal
 # point that fills no own eye and is no bad self-atari of a string of two or more stones
-# (gamma_policy_t.tail_lone: nor of a lone stone; tac_bad_selfatari: a killing shape in the
+# (TAIL_LONE: nor of a lone stone; tac_bad_selfatari: a killing shape in the
 # opponent's eye space, or a snapback, is a good one; TAIL_TRIES draws, then any legal non-eye
 # point). Neither the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
-# (docs/experiments/tail-2lib.md); tail_lone: docs/experiments/tail-lone.md.
+# (docs/experiments/tail-2lib.md); TAIL_LONE: docs/experiments/tail-lone.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a
@@ -171,7 +171,7 @@ def tail_capture_moves(Board board not None):
     cdef int i, n = _tail_capture_points(board.b, cand)
     return [board.vertex(cand[i]) for i in range(n)]
 
-cdef uint8_t TAIL_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
+cdef uint8_t MOGO_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
 
 # Mogo's 3x3 playout shapes (Gelly, Wang, Munos, Teytaud 2006, "Modification of UCT with
 # patterns in Monte-Carlo Go", fig. 2-5, as Michi lists them), the move at the centre: X and O
@@ -230,10 +230,10 @@ def tail_shape_moves(Board board not None):
 def _fill_tail_shapes():
     cdef int i
     m = _tail_shape_codes()
-    memset(TAIL_SHAPES, 0, sizeof(TAIL_SHAPES))
+    memset(MOGO_SHAPES, 0, sizeof(MOGO_SHAPES))
     for i in range(65536):
         if m[i]:
-            TAIL_SHAPES[i >> 3] |= <uint8_t>(1 << (i & 7))
+            MOGO_SHAPES[i >> 3] |= <uint8_t>(1 << (i & 7))
 
 _fill_tail_shapes()
 
@@ -244,12 +244,12 @@ cdef inline bint _shape_move(const board_t* b, int q, int c) noexcept nogil:
     if b.color[q] != EMPTY:
         return 0
     code = b.code[q] & 0xFFFF
-    if not (TAIL_SHAPES[code >> 3] >> (code & 7)) & 1:
+    if not (MOGO_SHAPES[code >> 3] >> (code & 7)) & 1:
         return 0
     return board_is_legal(b, q, c) and not board_is_eye(b, q, c) and not tac_selfatari(b, q, c)
 
 cdef int _shape_points(const board_t* b, int* cand) noexcept nogil:
-    """The empty 8 neighbours of the last move where a Mogo shape matches (TAIL_SHAPES) and the
+    """The empty 8 neighbours of the last move where a Mogo shape matches (MOGO_SHAPES) and the
     side to move may play (_shape_move), into cand[0..7]; their count."""
     cdef int c = b.to_move, last = b.last, k, q, n = 0
     if last == PASS:
@@ -267,25 +267,24 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
     cdef int cand[8]
     return _pick(cand, _shape_points(b, cand), r)
 
-cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture,
-                     int lone) noexcept nogil:
-    """The light tail's move for b.to_move (twolib: try the 2-liberty rule after the capture
-    and escape rules; shapes: then the Mogo shapes around the last move; capture: then capture
-    any string in atari; lone: a random move may not be a bad self-atari of a lone stone
-    either)."""
+cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
+    """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_2LIB: try
+    the 2-liberty rule after the capture and escape rules; TAIL_SHAPES: then the Mogo shapes
+    around the last move; TAIL_CAPTURE: then capture any string in atari; TAIL_LONE: a random
+    move may not be a bad self-atari of a lone stone either)."""
     cdef int c = b.to_move, i, p, n = b.nempty
     p = _tail_reply(b, r)
     if p >= 0:
         return p
-    if twolib:
+    if rules & TAIL_2LIB:
         p = _tail_2lib(b, r)
         if p >= 0:
             return p
-    if shapes:
+    if rules & TAIL_SHAPES:
         p = _tail_shape(b, r)
         if p >= 0:
             return p
-    if capture:
+    if rules & TAIL_CAPTURE:
         p = _tail_capture(b, r)
         if p >= 0:
             return p
@@ -294,6 +293,25 @@ cdef int tail_choose(board_t* b, rng_t* r, int shapes, int twolib, int capture,
     for i in range(TAIL_TRIES):
         p = b.empty[rng_below(r, n)]
         if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
-                tac_bad_selfatari(b, p, c) if lone else _joins_selfatari(b, p, c)):
+                tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c)):
             return p
     return light_choose(NULL, b, r)
+
+# the rules' names, as the command line and the tools give them
+RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE}
+RULES_DEFAULT = TAIL_RULES_DEFAULT
+
+def rules(*names):
+    """The rules word (an int of TAIL_* bits) of the named rules (names of RULES)."""
+    cdef int word = 0
+    for name in names:
+        if name not in RULES:
+            raise ValueError(f"no light-tail rule {name!r} (rules: {', '.join(RULES)})")
+        word |= RULES[name]
+    return word
+
+def rule_names(int word):
+    """The names of the rules on in a rules word, in RULES' order."""
+    if word & ~sum(RULES.values()):
+        raise ValueError(f"not a light-tail rules word: {word}")
+    return tuple(name for name, bit in RULES.items() if word & bit)

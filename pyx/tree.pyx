@@ -23,7 +23,8 @@ from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check)
-from gammago.tail cimport TAIL_2LIB_DEFAULT, TAIL_CAPTURE_DEFAULT, TAIL_LONE_DEFAULT
+from gammago.tail cimport TAIL_RULES_DEFAULT
+from gammago.tail import rule_names
 from gammago.seeds import derive
 
 cdef extern from *:
@@ -763,10 +764,7 @@ cdef class Search:
     cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
-    cdef int _tail_shapes     # gamma rollouts: the light tail tries Mogo's shapes
-    cdef int _tail_2lib       # gamma rollouts: the light tail tries its 2-liberty rule
-    cdef int _tail_capture    # gamma rollouts: the light tail captures strings in atari anywhere
-    cdef int _tail_lone       # gamma rollouts: the tail's random moves refuse lone bad self-ataris
+    cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
         if max_nodes < 1000:
@@ -871,30 +869,25 @@ cdef class Search:
         # rates the same without reading them
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
-    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0, bint tail_shapes=True,
-                           bint tail_2lib=TAIL_2LIB_DEFAULT, bint tail_capture=TAIL_CAPTURE_DEFAULT,
-                           bint tail_lone=TAIL_LONE_DEFAULT):
+    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0,
+                           int tail=TAIL_RULES_DEFAULT):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
         closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
         light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
-        0 never). tail_shapes: the light tail tries Mogo's 3x3 shapes around the last move
-        (gamma_policy_t.tail_shapes); tail_2lib: its 2-liberty rule (gamma_policy_t.tail_2lib);
-        tail_capture: its capture-anywhere rule (gamma_policy_t.tail_capture); tail_lone: its
-        random moves refuse a lone stone's bad self-atari too (gamma_policy_t.tail_lone)."""
+        0 never). tail: the light tail's optional rules, a rules word (gammago.tail.rules;
+        gamma_policy_t.tail)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
+        rule_names(tail)                   # refuses a word with unknown bits
         self._nakade = nakade
         self._light_after = light_after
-        self._tail_shapes = tail_shapes
-        self._tail_2lib = tail_2lib
-        self._tail_capture = tail_capture
-        self._tail_lone = tail_lone
+        self._tail = tail
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -929,24 +922,14 @@ cdef class Search:
         return self._light_after
 
     @property
-    def tail_shapes(self):
-        """Whether the gamma rollouts' light tail tries Mogo's shapes (use_gamma_rollouts)."""
-        return bool(self._tail_shapes)
+    def tail(self):
+        """The gamma rollouts' light tail's rules word (use_gamma_rollouts)."""
+        return self._tail
 
     @property
-    def tail_2lib(self):
-        """Whether the gamma rollouts' light tail tries its 2-liberty rule (use_gamma_rollouts)."""
-        return bool(self._tail_2lib)
-
-    @property
-    def tail_capture(self):
-        """Whether the gamma rollouts' light tail captures strings in atari anywhere."""
-        return bool(self._tail_capture)
-
-    @property
-    def tail_lone(self):
-        """Whether the light tail's random moves refuse a lone stone's bad self-atari too."""
-        return bool(self._tail_lone)
+    def tail_rules(self):
+        """The names of the light tail's rules that are on (gammago.tail.rule_names)."""
+        return rule_names(self._tail)
 
     @property
     def prior(self):
@@ -1201,10 +1184,7 @@ cdef class Search:
             if self.maker.make == rollout_make_gamma:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
-                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_shapes = self._tail_shapes
-                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_2lib = self._tail_2lib
-                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_capture = self._tail_capture
-                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_lone = self._tail_lone
+                (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
             lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from gammago import balance
+from gammago import balance, tail
 from gammago import features as F
 from gammago import gammas as G
 from gammago.board import Board
@@ -42,7 +42,7 @@ def test_value_is_the_rollouts_policy(light_after):
     b = _position(7, ["D4", "C3", "E3", "C5"])
     n = 20000
     ours = balance.value(b, t, n, 1, light_after)
-    theirs = GammaPolicy(t, light_after=light_after, tail_shapes=True, tail_lone=True).evaluate(
+    theirs = GammaPolicy(t, light_after=light_after, tail=tail.rules("shapes", "lone")).evaluate(
         b, n, 2)["black_winrate"]
     se = np.sqrt(0.25 / n) * np.sqrt(2)
     assert abs(ours - theirs) < 4 * se
@@ -51,17 +51,22 @@ def test_value_is_the_rollouts_policy(light_after):
 
 
 def test_the_tails_lone_stone_rule_follows_the_board_size():
-    """Unset, the light tail's lone-stone rule is the engine's for the board's size (on below
-    13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for); set, it is as given."""
-    from gammago.config import rollout_tail_lone_for
+    """Unset, the light tail's rules are the engine's for the board's size (the lone-stone
+    rule on below 13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for); set, they
+    are as given."""
+    from gammago.config import rollout_tail_for, rollout_tail_lone_for
     for size, moves in ((7, ["D4", "C3", "E3", "C5"]), (13, ["D4", "K10", "K4", "D10"])):
         t = _table(size)
         b = _position(size, moves)
         lone = rollout_tail_lone_for(size)
         assert lone == (size < 13)
+        word = rollout_tail_for(size)
+        assert word == tail.rules("shapes", *(["lone"] if lone else []))
         default = balance.value(b, t, 300, 5, 5)
-        assert default == balance.value(b, t, 300, 5, 5, tail_lone=lone)
-        assert default != balance.value(b, t, 300, 5, 5, tail_lone=not lone)
+        assert default == balance.value(b, t, 300, 5, 5, tail=word)
+        assert default != balance.value(b, t, 300, 5, 5, tail=word ^ tail.RULES["lone"])
+        with pytest.raises(ValueError, match="rules word"):
+            balance.value(b, t, 300, 5, 5, tail=64)
 
 
 def test_gradient_matches_finite_differences():

@@ -447,12 +447,22 @@ def test_light_after_hands_the_rest_of_the_playout_to_the_light_policy():
         gp.check(b2)
 
 
-def _tail_draws(b, last, n=3000, table=None, **kw):
+def _tail_word(**on):
+    """The light tail's rules word: its default (gammago.tail.RULES_DEFAULT) with the rules
+    named tail_NAME=True / False turned on / off."""
+    word = tail.RULES_DEFAULT
+    for key, value in on.items():
+        bit = tail.RULES[key[len("tail_"):]]
+        word = word | bit if value else word & ~bit
+    return word
+
+
+def _tail_draws(b, last, n=3000, table=None, **on):
     """The light tail's choices for the side to move after `last` (the playout's first move,
-    played through the policy so that the tail starts right after it); kw: GammaPolicy's
-    tail options."""
+    played through the policy so that the tail starts right after it); on: the tail's rules
+    turned on or off (_tail_word)."""
     gp = rollout.GammaPolicy(shipped_or_random() if table is None else table, light_after=1,
-                             **kw)
+                             tail=_tail_word(**on))
     b = b.copy()
     gp.reset(b)
     gp.step(b, last)
@@ -573,8 +583,8 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     counts = np.array([drawn.count(p) for p in points])
     assert stats.chisquare(counts).pvalue > 1e-3
     # without the shapes the tail draws any legal point
-    gp = rollout.GammaPolicy(shipped_or_random(), light_after=1, tail_shapes=False,
-                             tail_2lib=False)
+    gp = rollout.GammaPolicy(shipped_or_random(), light_after=1,
+                             tail=_tail_word(tail_shapes=False, tail_2lib=False))
     b2 = b.copy()
     gp.reset(b2)
     gp.step(b2, "F6")

@@ -10,7 +10,7 @@ import pytest
 
 from gammago import features as F
 from gammago import gammas as G
-from gammago import rollout
+from gammago import rollout, tail
 from gammago.board import Board
 
 from engine_args import engine_config
@@ -149,12 +149,17 @@ def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
                                 ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE,
                                 ROLLOUT_TAIL_LONE_MAX_SIZE, rollout_light_after_for,
-                                rollout_tail_lone_for)
+                                rollout_tail_for, rollout_tail_lone_for)
     from gammago.engine import Engine
-    # the engine's default for the 2-liberty rule is the rollout module's and balance's
-    assert rollout.GammaPolicy().tail_2lib is ROLLOUT_TAIL_2LIB
-    assert rollout.GammaPolicy().tail_capture is ROLLOUT_TAIL_CAPTURE
-    assert rollout.GammaPolicy().tail_lone is False        # the module's: size-free, off
+    # the rollout module's default rules are the engine's but for the size-bound lone rule
+    assert rollout.GammaPolicy().tail == tail.RULES_DEFAULT == rollout_tail_for(13)
+    assert set(rollout.GammaPolicy().tail_rules) == {"shapes"} | {
+        name for name, on in (("2lib", ROLLOUT_TAIL_2LIB), ("capture", ROLLOUT_TAIL_CAPTURE)) if on}
+    assert rollout_tail_for(9) == rollout_tail_for(13) | tail.RULES["lone"]
+    with pytest.raises(ValueError, match="rules word"):
+        rollout.GammaPolicy(tail=16)
+    with pytest.raises(ValueError, match="no light-tail rule 'ladder'"):
+        tail.rules("shapes", "ladder")
     assert rollout_tail_lone_for(9) is True and rollout_tail_lone_for(13) is False
     assert rollout_tail_lone_for(ROLLOUT_TAIL_LONE_MAX_SIZE - 1) is True
     assert EngineConfig().rollout_tail_lone is None         # by board size unless given
@@ -173,32 +178,33 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert e.search.light_after == 5
-    assert e.search.tail_shapes is True                    # the default
+    assert "shapes" in e.search.tail_rules                 # the default
     move = e.genmove("b")
     assert move not in ("pass", "resign") and e.board.color_at(move) == "b"
     cfg = engine_config(["--rollout-tail-shapes", "off", "--playouts", "64", "--mode", "rollouts"])
     assert cfg.rollout_tail_shapes is False
     e = Engine(cfg)
     e.new_game(9, 7.0)
-    assert e.search.tail_shapes is False
-    assert e.search.tail_2lib is ROLLOUT_TAIL_2LIB                 # the default
+    assert "shapes" not in e.search.tail_rules
+    assert ("2lib" in e.search.tail_rules) is ROLLOUT_TAIL_2LIB      # the default
     assert e.genmove("w") not in ("pass", "resign")
     flip = "off" if ROLLOUT_TAIL_2LIB else "on"                       # not the default
     cfg = engine_config(["--rollout-tail-2lib", flip, "--playouts", "64", "--mode", "rollouts"])
     assert cfg.rollout_tail_2lib is not ROLLOUT_TAIL_2LIB
     e = Engine(cfg)
     e.new_game(9, 7.0)
-    assert e.search.tail_2lib is not ROLLOUT_TAIL_2LIB and e.search.tail_shapes is True
-    assert e.search.tail_capture is ROLLOUT_TAIL_CAPTURE               # the default
+    assert ("2lib" in e.search.tail_rules) is not ROLLOUT_TAIL_2LIB
+    assert "shapes" in e.search.tail_rules
+    assert ("capture" in e.search.tail_rules) is ROLLOUT_TAIL_CAPTURE  # the default
     assert e.genmove("b") not in ("pass", "resign")
     cfg = engine_config(["--rollout-tail-capture", "on", "--playouts", "64", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7.0)
-    assert e.search.tail_capture is True
-    assert e.search.tail_lone is True                                  # the 9x9 default
+    assert "capture" in e.search.tail_rules
+    assert "lone" in e.search.tail_rules                          # the 9x9 default
     assert e.genmove("b") not in ("pass", "resign")
     e.new_game(19, 7.5)
-    assert e.search.tail_lone is False                                 # the 19x19 default
+    assert "lone" not in e.search.tail_rules                      # the 19x19 default
     for flag, on in (("off", False), ("on", True)):
         cfg = engine_config(["--rollout-tail-lone", flag, "--playouts", "64",
                              "--mode", "rollouts"])
@@ -206,7 +212,7 @@ def test_engine_rollout_light_after_default_and_option():
         e = Engine(cfg)
         for size in (9, 19):
             e.new_game(size, 7.0)
-            assert e.search.tail_lone is on
+            assert ("lone" in e.search.tail_rules) is on
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("pass", "resign")
 
@@ -231,9 +237,10 @@ def test_rollout_accuracy_tool(capsys):
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
     assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
     assert gamma_only["light_after"] == 0
-    assert base["tail_shapes"] is True and no_shapes["tail_shapes"] is False
-    assert rules["tail_2lib"] is True and rules["tail_capture"] is True
-    assert no_shapes["tail_2lib"] is ROLLOUT_TAIL_2LIB and base["tail_capture"] is ROLLOUT_TAIL_CAPTURE
+    assert "shapes" in base["tail"] and "shapes" not in no_shapes["tail"]
+    assert "2lib" in rules["tail"] and "capture" in rules["tail"]
+    assert ("2lib" in no_shapes["tail"]) is ROLLOUT_TAIL_2LIB
+    assert ("capture" in base["tail"]) is ROLLOUT_TAIL_CAPTURE
     assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
     lo, hi = plain["d_mse_ci"]
     assert lo <= plain["d_mse"] <= hi

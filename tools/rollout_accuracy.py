@@ -37,10 +37,10 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
+from gammago import tail as T  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
-                            ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE, ROLLOUT_TAIL_SHAPES,
                             rollout_gammas, rollout_light_after_for, rollout_scale_for,
-                            rollout_tail_lone_for)
+                            rollout_tail_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -59,18 +59,12 @@ def sample_positions(games, start, step):
     return out
 
 
-TAIL_RULES = {"shapes": "tail_shapes", "2lib": "tail_2lib", "capture": "tail_capture",
-              "lone": "tail_lone"}
-
-
-def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail_lone=rollout_tail_lone_for(9)):
+def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
-    moves (light_after when the text names none), the light tail's rules: {'tail_shapes',
-    'tail_2lib', 'tail_capture', 'tail_lone': bool} from shapes=0|1, 2lib=0|1, capture=0|1,
-    lone=0|1 (the engine's defaults where the text names none; tail_lone for lone))."""
+    moves (light_after when the text names none), the light tail's rules word: tail with the
+    rules a part NAME=0|1 turns off or on, NAME one of gammago.tail.RULES: shapes, 2lib,
+    capture, lone)."""
     nakade, parts = ROLLOUT_NAKADE, []
-    tail = {"tail_shapes": ROLLOUT_TAIL_SHAPES, "tail_2lib": ROLLOUT_TAIL_2LIB,
-            "tail_capture": ROLLOUT_TAIL_CAPTURE, "tail_lone": tail_lone}
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):
             try:
@@ -86,21 +80,21 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail_lone=rollout_tail_
                 nakade = -1.0
             if not 0 <= nakade <= 1:
                 raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
-        elif part.split("=")[0] in TAIL_RULES:
+        elif part.split("=")[0] in T.RULES:
             name, _, value = part.partition("=")
             if value not in ("0", "1"):
                 raise ValueError(f"variant {spec!r}: {name} must be 0 or 1")
-            tail[TAIL_RULES[name]] = value == "1"
+            tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
         elif part:
             parts.append(part)
     return ",".join(parts), nakade, light_after, tail
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
-             tail=None):
-    """P(Black wins) of each position by pure Monte-Carlo; tail: GammaPolicy's tail rules
-    (split_variant; None: its defaults)."""
-    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, **(tail or {}))
+             tail=T.RULES_DEFAULT):
+    """P(Black wins) of each position by pure Monte-Carlo; tail: the light tail's rules word
+    (split_variant)."""
+    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail=tail)
     return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
                      for k, (b, _, _, _) in enumerate(positions)])
 
@@ -146,8 +140,7 @@ def main(argv=None):
         size = args.size or 19
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
-        lone = rollout_tail_lone_for(args.size or 9)
-        split = [split_variant(s, light, lone) for s in specs]
+        split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
         tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail)
                   for scale, nakade, la, tail in split]
     except (ValueError, OSError) as e:
@@ -172,7 +165,7 @@ def main(argv=None):
     for spec, (table, nakade, la, tail) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
         ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail)
         err = (ps - ys) ** 2
-        row = {"variant": spec, "light_after": la, **tail,
+        row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),

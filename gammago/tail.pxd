@@ -10,6 +10,7 @@ cdef enum:
     TAIL_2LIB = 2              # the 2-liberty rule
     TAIL_CAPTURE = 4           # the capture of a string in atari anywhere
     TAIL_LONE = 8              # the random moves refuse a lone stone's bad self-atari too
+    TAIL_SEKI = 16             # no random move permitted: pass (a seki stands), not any legal point
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
 
 # the tail's move for b.to_move: capture the last move's string in atari, or save a string of
@@ -17,5 +18,6 @@ cdef enum:
 # has two liberties, or give a string of the mover with two liberties next to it a third; else
 # (shapes) one of Mogo's 3x3 shapes around the last move; else (capture) capture a string in
 # atari anywhere; else a random legal point that fills no own eye and is no bad self-atari of
-# 2+ stones (lone: nor of a lone stone); rules: the TAIL_* bits that are on
+# 2+ stones (lone: nor of a lone stone); when ten draws find none, any legal non-eye point (seki:
+# one that is no bad self-atari of 2+ stones, or a pass); rules: the TAIL_* bits that are on
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil

@@ -31,7 +31,9 @@ cdef enum:
 # point that fills no own eye and is no bad self-atari of a string of two or more stones
 # (TAIL_LONE: nor of a lone stone; tac_bad_selfatari: a killing shape in the
 # opponent's eye space, or a snapback, is a good one; TAIL_TRIES draws, then any legal non-eye
-# point). Neither the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
+# point, or with TAIL_SEKI a uniform choice among the points that are no bad self-atari of two
+# or more stones and a pass when there is none, so that a seki stands: _random_scan; off by
+# default, docs/experiments/tail-seki.md). Neither the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
 # (docs/experiments/tail-2lib.md); TAIL_LONE: docs/experiments/tail-lone.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
@@ -267,11 +269,34 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
     cdef int cand[8]
     return _pick(cand, _shape_points(b, cand), r)
 
+cdef inline bint _random_ok(const board_t* b, int p, int c, int rules) noexcept nogil:
+    """The empty point p is a random move the tail permits c: legal, not c's own eye, no bad
+    self-atari of a string of two or more stones (TAIL_LONE in rules: nor of a lone stone)."""
+    return not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
+        tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c))
+
+cdef int _random_scan(const board_t* b, rng_t* r, int rules) noexcept nogil:
+    """A uniform choice among every empty point the rules permit (_random_ok), or PASS when
+    there is none (TAIL_SEKI): when the only moves left fill the shared liberties of a seki,
+    the playout ends with the seki standing, as Pachi's and Fuego's playouts do, instead of
+    breaking it with a self-atari."""
+    cdef int c = b.to_move, i, p, m = 0
+    cdef int16_t cand[MAX_PTS]
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if _random_ok(b, p, c, rules):
+            cand[m] = <int16_t>p
+            m += 1
+    if m == 0:
+        return PASS
+    return cand[rng_below(r, m)]
+
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
     """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_2LIB: try
     the 2-liberty rule after the capture and escape rules; TAIL_SHAPES: then the Mogo shapes
     around the last move; TAIL_CAPTURE: then capture any string in atari; TAIL_LONE: a random
-    move may not be a bad self-atari of a lone stone either)."""
+    move may not be a bad self-atari of a lone stone either; TAIL_SEKI: when the random draws
+    find no move, pass rather than break a seki)."""
     cdef int c = b.to_move, i, p, n = b.nempty
     p = _tail_reply(b, r)
     if p >= 0:
@@ -292,13 +317,15 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
         return PASS
     for i in range(TAIL_TRIES):
         p = b.empty[rng_below(r, n)]
-        if not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
-                tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c)):
+        if _random_ok(b, p, c, rules):
             return p
+    if rules & TAIL_SEKI:
+        return _random_scan(b, r, rules & ~TAIL_LONE)
     return light_choose(NULL, b, r)
 
 # the rules' names, as the command line and the tools give them
-RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE}
+RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
+         "seki": TAIL_SEKI}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

@@ -9,6 +9,7 @@ from scipy import stats
 from gammago import features as F
 from gammago import rollout, tactics, tail
 from gammago.board import Board, parse_vertex
+from test_board_cases import from_diagram
 
 
 def random_table(seed, spread=1.0):
@@ -683,6 +684,42 @@ def test_light_tail_2lib_rule_ataris_and_extends():
     assert tail.tail_2lib_moves(after) == ["E7"]
     after, drawn = _tail_draws(b, "F6", n=300, tail_2lib=True)
     assert set(drawn) == {after.point("E7")}
+
+
+# A seki that our own playouts reached (9x9, the tail from the empty board): Black's A1-E1 and
+# White's A3-D3 C2-F2 F1 have no liberties but A2 and B2, so whoever fills one is captured; every
+# other empty point is an eye.
+SEKI = ["_OO_O_OO_",
+        "O_OOOOOOO",
+        "_O_OOXXO_",
+        "OOOXOXOOO",
+        "XXOXOXXXX",
+        "XXXXXX_X_",
+        "OOOOXXXXX",
+        "__OOOOXXX",
+        "XXXXXOX_X"]
+
+
+@pytest.mark.parametrize("colour", ["b", "w"])
+def test_light_tail_seki_passes_rather_than_break_a_seki(colour):
+    # the tail's random draws find no point they permit: with the seki rule it passes (a pass
+    # is point 0); without it, it falls back on any legal non-eye point, A2 or B2, and kills
+    # one side in every playout that reaches the seki
+    rows = [r.replace("_", ".") for r in SEKI]
+    b = from_diagram(rows, to_move="w" if colour == "b" else "b")
+    for lone in (False, True):
+        after, drawn = _tail_draws(b, "pass", n=200, tail_lone=lone, tail_seki=True)
+        assert after.to_move == colour
+        assert sorted(after.legal_moves(include_eyes=False)) == ["A2", "B2"]
+        assert set(drawn) == {0}
+        after, drawn = _tail_draws(b, "pass", n=200, tail_lone=lone, tail_seki=False)
+        assert set(drawn) == {after.point("A2"), after.point("B2")}
+    # with one more empty point, B6, where neither side's move is a self-atari, the tail
+    # plays it every time
+    rows[3] = "O." + rows[3][2:]
+    after, drawn = _tail_draws(from_diagram(rows, to_move=b.to_move), "pass", n=200,
+                               tail_seki=True)
+    assert set(drawn) == {after.point("B6")}
 
 
 def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():

@@ -148,7 +148,8 @@ def test_engine_rollout_gammas_default_and_option():
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
                                 ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE,
-                                ROLLOUT_TAIL_LONE_MAX_SIZE, rollout_light_after_for,
+                                ROLLOUT_TAIL_LONE_MAX_SIZE, ROLLOUT_TAIL_SEKI,
+                                rollout_light_after_for,
                                 rollout_tail_for, rollout_tail_lone_for)
     from gammago.engine import Engine
     # the rollout module's default rules are the engine's but for the size-bound lone rule
@@ -157,7 +158,7 @@ def test_engine_rollout_light_after_default_and_option():
         name for name, on in (("2lib", ROLLOUT_TAIL_2LIB), ("capture", ROLLOUT_TAIL_CAPTURE)) if on}
     assert rollout_tail_for(9) == rollout_tail_for(13) | tail.RULES["lone"]
     with pytest.raises(ValueError, match="rules word"):
-        rollout.GammaPolicy(tail=16)
+        rollout.GammaPolicy(tail=32)
     with pytest.raises(ValueError, match="no light-tail rule 'ladder'"):
         tail.rules("shapes", "ladder")
     assert rollout_tail_lone_for(9) is True and rollout_tail_lone_for(13) is False
@@ -215,6 +216,16 @@ def test_engine_rollout_light_after_default_and_option():
             assert ("lone" in e.search.tail_rules) is on
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("pass", "resign")
+    assert ("seki" in e.search.tail_rules) is ROLLOUT_TAIL_SEKI      # the default
+    flip = "off" if ROLLOUT_TAIL_SEKI else "on"
+    cfg = engine_config(["--rollout-tail-seki", flip, "--playouts", "64", "--mode", "rollouts"])
+    assert cfg.rollout_tail_seki is not ROLLOUT_TAIL_SEKI
+    e = Engine(cfg)
+    for size in (9, 19):
+        e.new_game(size, 7.0)
+        assert ("seki" in e.search.tail_rules) is not ROLLOUT_TAIL_SEKI
+        assert "shapes" in e.search.tail_rules
+    assert e.genmove("w") not in ("pass", "resign")
 
 
 def test_rollout_accuracy_tool(capsys):

@@ -10,11 +10,11 @@ Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of th
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
 sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
-`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1` the
-light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`, `--rollout-tail-capture`,
-`--rollout-tail-lone`; `lone` defaults to the engine's for `--size`, on without it). The base is
-the engine's default for `--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE
-without --size). For every variant it prints:
+`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
+`seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
+`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`; `lone` defaults to the
+engine's for `--size`, on without it). The base is the engine's default for `--size`
+(`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
@@ -63,7 +63,7 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
     moves (light_after when the text names none), the light tail's rules word: tail with the
     rules a part NAME=0|1 turns off or on, NAME one of gammago.tail.RULES: shapes, 2lib,
-    capture, lone)."""
+    capture, lone, seki)."""
     nakade, parts = ROLLOUT_NAKADE, []
     for part in (p.strip() for p in spec.split(",")):
         if part.startswith("light="):

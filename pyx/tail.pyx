@@ -32,9 +32,10 @@ cdef enum:
 # (TAIL_LONE: nor of a lone stone; tac_bad_selfatari: a killing shape in the
 # opponent's eye space, or a snapback, is a good one; TAIL_TRIES draws, then any legal non-eye
 # point, or with TAIL_SEKI a uniform choice among the points that are no bad self-atari of two
-# or more stones and a pass when there is none, so that a seki stands: _random_scan; off by
-# default, docs/experiments/tail-seki.md). Neither the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
-# (docs/experiments/tail-2lib.md); TAIL_LONE: docs/experiments/tail-lone.md.
+# or more stones and a pass when there is none, so that a seki stands: _random_scan). Neither
+# the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
+# (docs/experiments/tail-2lib.md); TAIL_LONE: docs/experiments/tail-lone.md; TAIL_SEKI, off by
+# default: docs/experiments/tail-seki.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a

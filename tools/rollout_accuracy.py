@@ -14,7 +14,8 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
 `--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`; `lone` defaults to the
 engine's for `--size`, on without it). The base is the engine's default for `--size`
-(`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every variant it prints:
+(`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every
+variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner

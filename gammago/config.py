@@ -62,10 +62,11 @@ ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves
                              # (8 seeds), 9x9 self-play at 1 s +15 (-24 .. +54) over 300 games;
                              # 19x19 rollout mse +0.0054 (BENCHMARKS "A lone stone's self-atari
                              # in the tail")
-ROLLOUT_TAIL_SEKI = False    # when the light tail's random draws find no move it permits, it
-                             # passes (a seki stands) instead of taking any legal non-eye point:
-                             # 9x9 at 0.2 s a move: self-play +37 (+3 .. +72) over 400 games,
-                             # GNU Go 10 83.8% (82.5% without); Fuego's uct_seki file 12 -> 14.5
+ROLLOUT_TAIL_SEKI = False    # when the light tail's random draws find no move they permit, it
+                             # takes a point that is no bad self-atari of a string, or passes (a
+                             # seki stands), instead of any legal non-eye point: 9x9 at 0.2 s a
+                             # move: self-play +37 (+3 .. +72) over 400 games, GNU Go 10 83.8%
+                             # (82.5% without); Fuego's uct_seki file 12 -> 14.5
                              # tests of 21, but its 24 9x9 files -2.8 (s.e. 2.6) a seed and the
                              # ladder test of tests/test_engine.py D5 in 6 seeds of 8, not 8
                              # (docs/experiments/tail-seki.md)

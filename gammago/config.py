@@ -66,9 +66,9 @@ ROLLOUT_TAIL_SEKI = False    # when the light tail's random draws find no move t
                              # takes a point that is no bad self-atari of a string, or passes (a
                              # seki stands), instead of any legal non-eye point: 9x9 at 0.2 s a
                              # move: self-play +37 (+3 .. +72) over 400 games, GNU Go 10 83.8%
-                             # (82.5% without); Fuego's uct_seki file 12 -> 14.5
-                             # tests of 21, but its 24 9x9 files -2.8 (s.e. 2.6) a seed and the
-                             # ladder test of tests/test_engine.py D5 in 6 seeds of 8, not 8
+                             # (82.5% without); Fuego's uct_seki file 12 -> 14.5 tests of 21,
+                             # but its 24 9x9 files -2.8 (s.e. 2.6) a seed and the ladder test
+                             # of tests/test_engine.py D5 in 6 seeds of 8, not 8
                              # (docs/experiments/tail-seki.md)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders

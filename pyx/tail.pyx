@@ -276,21 +276,20 @@ cdef inline bint _random_ok(const board_t* b, int p, int c, int rules) noexcept 
     return not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
         tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c))
 
-cdef int _random_scan(const board_t* b, rng_t* r, int rules) noexcept nogil:
-    """A uniform choice among every empty point the rules permit (_random_ok), or PASS when
-    there is none (TAIL_SEKI): when the only moves left fill the shared liberties of a seki,
-    the playout ends with the seki standing, as Pachi's and Fuego's playouts do, instead of
-    breaking it with a self-atari."""
+cdef int _random_scan(const board_t* b, rng_t* r) noexcept nogil:
+    """A uniform choice among every empty point that is a random move without the lone-stone
+    rule (_random_ok), or PASS when there is none (TAIL_SEKI): when the only moves left fill the
+    shared liberties of a seki, the playout ends with the seki standing, as Pachi's and Fuego's
+    playouts do, instead of breaking it with a self-atari."""
     cdef int c = b.to_move, i, p, m = 0
-    cdef int16_t cand[MAX_PTS]
+    cdef int cand[MAX_PTS]
     for i in range(b.nempty):
         p = b.empty[i]
-        if _random_ok(b, p, c, rules):
-            cand[m] = <int16_t>p
+        if _random_ok(b, p, c, 0):
+            cand[m] = p
             m += 1
-    if m == 0:
-        return PASS
-    return cand[rng_below(r, m)]
+    p = _pick(cand, m, r)
+    return p if p >= 0 else PASS
 
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
     """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_2LIB: try
@@ -321,7 +320,7 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
         if _random_ok(b, p, c, rules):
             return p
     if rules & TAIL_SEKI:
-        return _random_scan(b, r, rules & ~TAIL_LONE)
+        return _random_scan(b, r)
     return light_choose(NULL, b, r)
 
 # the rules' names, as the command line and the tools give them

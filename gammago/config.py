@@ -33,6 +33,9 @@ CRIT = 2.0                   # criticality weight in the widening order below CR
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
 CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
                              # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
+MERCY = {}                   # the rollouts' mercy rule (--mercy) by board size: a rollout ends,
+                             # won by the side ahead, once one side has taken more than this many
+                             # stones beyond the other since the root; sizes not named: off (0)
 PW_BASE = 10.0               # progressive widening's base (--pw-base) below PW_BASE_MAX_SIZE:
                              # Fuego's 9x9 files at 5,000 playouts 166.3 tests a seed against
                              # 157.4 with 40 (8 seeds; docs/experiments/widening.md)
@@ -192,6 +195,9 @@ class EngineConfig:
                                    # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
     score_bonus: float = TREE["score_bonus"]  # a playout's result moves by up to this with its
                                    # margin (Fuego's score modification; 0: win or loss alone)
+    mercy: int | None = None       # a rollout ends, won by the side ahead, once one side has taken
+                                   # this many stones and one more beyond the other since the root
+                                   # (0: never; None: by board size, mercy_for)
     verbose: bool = False
     # the net (gammago/net.py, gammago/root_search.py): --mode picks who decides moves
     mode: str = "auto"             # auto (net-root from AUTO_NET_MIN_SIZE up when the model
@@ -215,7 +221,8 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit", "score_bonus")
+                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit", "score_bonus",
+                   "mercy")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -358,6 +365,12 @@ class EngineConfig:
                             "modification, 0.02 there), so that the search prefers the larger "
                             "margin when every move wins or loses; 0: win or loss alone "
                             "(default %(default)s)")
+        t.add_argument("--mercy", type=int, default=d.mercy, metavar="N",
+                       help="the mercy rule: a rollout ends as won by the side ahead once one side "
+                            "has taken more than N stones beyond the other since the position "
+                            "searched (Pachi's and libego's playouts have one); 0: off (default: "
+                            + ", ".join(f"{v} on {k}x{k}" for k, v in sorted(MERCY.items()))
+                            + (", " if MERCY else "") + "off on other sizes)")
         g.add_argument("--verbose", action="store_true", help="log search details to stderr")
         n = p.add_argument_group("net")
         n.add_argument("--mode", choices=EngineConfig.MODES, default=d.mode,
@@ -432,6 +445,7 @@ class EngineConfig:
             (self.pw_factor >= 1, f"--pw-factor must be >= 1, not {self.pw_factor}"),
             (self.crit is None or 0 <= self.crit < float("inf"),
              f"--crit must be a finite number >= 0, not {self.crit}"),
+            (self.mercy is None or self.mercy >= 0, f"--mercy must be >= 0, not {self.mercy}"),
             (0 <= self.score_bonus < 0.5,
              f"--score-bonus must be in [0, 0.5), not {self.score_bonus}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
@@ -472,6 +486,8 @@ class EngineConfig:
             p["crit"] = crit_for(size)
         if p["pw_base"] is None:
             p["pw_base"] = pw_base_for(size)
+        if p["mercy"] is None:
+            p["mercy"] = mercy_for(size)
         return p
 
 
@@ -523,6 +539,11 @@ def rollout_light_after_for(size):
 def crit_for(size):
     """--crit unset: the criticality weight for a board size."""
     return CRIT if size < CRIT_MAX_SIZE else 0.0
+
+
+def mercy_for(size):
+    """--mercy unset: the rollouts' mercy threshold for a board size (0: off)."""
+    return MERCY.get(size, 0)
 
 
 def pw_base_for(size):

@@ -38,6 +38,8 @@ POLL_S = 0.01                # how often the watching thread looks at the search
 EARLY_STOP_AFTER = 0.1       # consider stopping early only after this share of the budget
 RESIGN_MIN_VISITS = 200      # never resign on fewer root visits than this
 STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
+OWNED_MIN_SHARE = 0.25       # a search whose playouts were played out less often (the mercy rule
+                             # ended the rest) leaves no ownership for the pass decisions
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 CRIT_PROBE = 1e-6            # criticality weight that gathers it without changing the order
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
@@ -527,7 +529,13 @@ class Engine:
             self.search.stop()
             for w in workers:
                 w.join()
-        self.last_owner = self.search.ownership()
+        # where the mercy rule ended most playouts (a big dead group stands), their owners were
+        # not counted: the pass and clean-up decisions then read a status search of their own
+        # (_dead_strings without an owner)
+        if self.search.owned >= OWNED_MIN_SHARE * self.search.playouts:
+            self.last_owner = self.search.ownership()
+        else:
+            self.last_owner = None
 
     def _say_full(self):
         """The trees used up their memory: a warning the first time, a log line after."""
@@ -622,9 +630,10 @@ class Engine:
         # Nobody may pass before the rollout: after an opponent pass, passing can win as the
         # board stands, and a playout ended by two passes leaves dead stones on the board. So
         # the root may not pass, and no node below it is expanded (flat Monte-Carlo on the
-        # root's moves; rollouts play on until no move is left).
+        # root's moves; rollouts play on until no move is left, the mercy rule off: a playout
+        # that ends early leaves its owners unsettled).
         kept = dict(search.params)
-        search.configure(expand_visits=1 << 30)
+        search.configure(expand_visits=1 << 30, mercy=0)
         try:
             search.run(self.config.threads, n, 0, True, self.config.seed)
         finally:

@@ -19,18 +19,26 @@ cdef void policy_light(policy_t* pol) noexcept nogil
 # when none is left; no state, so any policy may hand a move over to it
 cdef int light_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil
 cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept nogil
+# playout_run with a mercy rule (Pachi's, libego's): it also stops once one side has taken more
+# than `mercy` stones beyond the other since the root (whose lead, White stones taken less Black
+# ones, is `base`), and sets *winner to that side (BLACK or WHITE; 0 when it played out)
+cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, int mercy,
+                           int base, int* winner) noexcept nogil
 # playout_run that also records the moves (PASS included) and the colour that played each:
 # moves[i], colors[i] for i < the returned count (both arrays hold at least maxmoves entries)
 cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
                             int16_t* moves, uint8_t* colors) noexcept nogil
 cdef int playout_default_maxmoves(const board_t* b) noexcept nogil
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
-                      double* black_wins, double* owner_black, long* moves) noexcept nogil
+                      double* black_wins, double* owner_black, long* moves, int mercy,
+                      long* owned) noexcept nogil
 
 # n playouts with pol from the empty board of `size`, timed around the nogil loop:
 # (seconds, total moves). The one timing loop behind every playout bench.
 cdef object bench_policy(int size, policy_t* pol, int n, unsigned long long seed)
 
 # n playouts with pol from board: {'black_winrate', 'ownership' (size x size, +1 Black ..
-# -1 White), 'moves'}. The one Python-facing Monte-Carlo evaluation behind every policy.
-cdef object evaluate_policy(Board board, policy_t* pol, int n, unsigned long long seed)
+# -1 White, over the playouts played out), 'moves', 'owned' (those playouts)}; mercy > 0: the
+# mercy rule (playout_run_mercy). The one Python-facing Monte-Carlo evaluation behind every policy.
+cdef object evaluate_policy(Board board, policy_t* pol, int n, unsigned long long seed,
+                            int mercy=*)

@@ -288,14 +288,19 @@ class RootSearch:
                 return [path[0]] + list(k["search"].pv(tuple(path[1:]), maxlen - 1))
         return list(path)
 
+    @property
+    def owned(self):
+        """The playouts of every child tree that were played out (tree.Search.owned)."""
+        return sum(k["search"].owned for k in self.kids)
+
     def ownership(self):
-        """Mean final ownership over this search's playouts (every child tree's)."""
+        """Mean final ownership over this search's played-out playouts (every child tree's)."""
         if self.board is None:
             raise ValueError("no position searched yet")
         n = self.board.size
         acc, tot = np.zeros((n, n)), 0
         for k in self.kids:
-            got = k["search"].playouts
+            got = k["search"].owned
             if got:
                 acc = acc + got * k["search"].ownership()
                 tot += got

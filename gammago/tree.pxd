@@ -65,6 +65,8 @@ ctypedef struct params_t:
     double score_bonus       # Fuego's score modification: a playout's result counts 1 - sb + sb
                              # * margin / max score for a win, sb + sb * margin / max score for a
                              # loss (0: 1 and 0), in half wins by random rounding (_result2)
+    int mercy                # a rollout ends, won by the side ahead, once one side has taken more
+                             # than this many stones beyond the other since the root (0: never)
 
 ctypedef struct worker_t:
     board_t* b               # the descent board (a copy of the root's, then moves)
@@ -76,6 +78,7 @@ ctypedef struct worker_t:
     int32_t path[MAX_DEPTH + 1]
     uint8_t mover[MAX_DEPTH + 1]
     int32_t own[MAX_PTS]     # sum over this worker's playouts: +1 Black owns, -1 White owns
+    int64_t own_n            # ... over these: the playouts played out (not ended by the mercy rule)
     lgrf_t lg                # LGRF: the wrapper's context (inner = pol)
     policy_t lpol            # ... and the wrapper itself
     int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout
@@ -86,7 +89,7 @@ ctypedef struct worker_t:
     int32_t crit_black[MAX_PTS]
     int32_t crit_white[MAX_PTS]
     int32_t crit_winner2[MAX_PTS]
-    int64_t crit_bwins2      # (their count is the worker's playouts)
+    int64_t crit_bwins2      # (their count is own_n)
 
 # The pool grows in chunks of CHUNK_NODES nodes, malloc'd as the tree reaches them (node index
 # i lives in chunk i >> CHUNK_BITS) and drawn from a budget_t that several trees may share (the

@@ -1074,12 +1074,13 @@ cdef class GammaPolicy:
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
                 "nakade": self.g.n_nakade}
 
-    def evaluate(self, Board board, int n, unsigned long long seed=1):
+    def evaluate(self, Board board, int n, unsigned long long seed=1, int mercy=0):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'
-        (size x size, +1 Black .. -1 White), 'moves'}."""
+        (size x size, +1 Black .. -1 White), 'moves', 'owned'} (mercy > 0: with the mercy rule,
+        gammago.playout.evaluate_policy)."""
         cdef policy_t pol
         policy_gamma(&pol, self.g)
-        return evaluate_policy(board, &pol, n, seed)
+        return evaluate_policy(board, &pol, n, seed, mercy)
 
     def playout(self, Board board, unsigned long long seed=1, int maxmoves=0):
         """One gamma playout on a copy of board: (final Board, moves played)."""

@@ -16,7 +16,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_
                             board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
 from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_record,
-                              playout_default_maxmoves)
+                              playout_run_mercy, playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
@@ -409,7 +409,7 @@ cdef inline int _result2(double sb, double margin, double max_score, rng_t* r) n
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
-    cdef int depth = 0, st, i, p, s, res2, back2, maxmoves, nseq
+    cdef int depth = 0, st, i, p, s, res2, back2, maxmoves, nseq, mercy_won = 0
     cdef uint8_t owner[MAX_PTS]
     cdef policy_t* pol
     board_copy(b, t.root)
@@ -455,35 +455,46 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
                 maxmoves = SEQ_MAX
             nseq = playout_run_record(b, pol, &w.rng, maxmoves, &w.lseq[2 + depth],
                                       &w.lcol[2 + depth])
+        elif t.prm.mercy > 0:
+            playout_run_mercy(b, pol, &w.rng, maxmoves, t.prm.mercy,
+                              t.root.captured[WHITE] - t.root.captured[BLACK], &mercy_won)
         else:
             playout_run(b, pol, &w.rng, maxmoves)
-    board_area(b, owner)
-    s = 0
-    for i in range(b.nempty):          # empty points owned by one side
-        p = b.empty[i]
-        if owner[p] == BLACK:
-            s += 1
-            w.own[p] += 1
-        elif owner[p] == WHITE:
-            s -= 1
-            w.own[p] -= 1
-    for p in range(b.npts):            # stones
-        if b.color[p] == BLACK:
-            s += 1
-            w.own[p] += 1
-        elif b.color[p] == WHITE:
-            s -= 1
-            w.own[p] -= 1
-    if s > b.komi:
-        res2 = 2
-    elif s == b.komi:
-        res2 = 1
+    if mercy_won:
+        # ended by the mercy rule: the side far ahead in captures wins. The board is not played
+        # out (dead stones may stand), so its owners are counted neither in the ownership nor
+        # in criticality
+        s = 0
+        res2 = 2 if mercy_won == BLACK else 0
     else:
-        res2 = 0
-    if t.prm.crit > 0:
-        _crit_gather(w, b, owner, res2)     # counted in w.playouts below
+        board_area(b, owner)
+        s = 0
+        for i in range(b.nempty):          # empty points owned by one side
+            p = b.empty[i]
+            if owner[p] == BLACK:
+                s += 1
+                w.own[p] += 1
+            elif owner[p] == WHITE:
+                s -= 1
+                w.own[p] -= 1
+        for p in range(b.npts):            # stones
+            if b.color[p] == BLACK:
+                s += 1
+                w.own[p] += 1
+            elif b.color[p] == WHITE:
+                s -= 1
+                w.own[p] -= 1
+        w.own_n += 1
+        if s > b.komi:
+            res2 = 2
+        elif s == b.komi:
+            res2 = 1
+        else:
+            res2 = 0
+        if t.prm.crit > 0:
+            _crit_gather(w, b, owner, res2)
     back2 = res2                        # what the nodes count: the result, or with the score
-    if t.prm.score_bonus > 0:
+    if t.prm.score_bonus > 0 and not mercy_won:
         back2 = _result2(t.prm.score_bonus, s - b.komi, b.size * b.size + fabs(b.komi), &w.rng)
     for i in range(1, depth + 1):
         gg_add32(&ND(t, w.path[i]).wins2, back2 if w.mover[i] == BLACK else 2 - back2)
@@ -529,7 +540,7 @@ cdef void _crit_refresh(tree_t* t) noexcept nogil:
     cdef double inv, wb, c
     cdef int64_t cb, cw, cv
     for i in range(t.nworkers):
-        n += t.workers[i].playouts
+        n += t.workers[i].own_n
         bw2 += t.workers[i].crit_bwins2
     if n < CRIT_MIN:
         return
@@ -659,7 +670,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
                 bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, rating="log", lgrf=0, crit=0.0,
-                score_bonus=0.0)
+                score_bonus=0.0, mercy=0)
 RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
 _SAID = set()       # warnings given once per process (_say_once)
 
@@ -951,6 +962,8 @@ cdef class Search:
             raise ValueError(f"crit must be >= 0, not {p['crit']}")
         if not 0 <= p["score_bonus"] < 0.5:
             raise ValueError(f"score_bonus must be in [0, 0.5), not {p['score_bonus']}")
+        if p["mercy"] < 0:
+            raise ValueError(f"mercy must be >= 0, not {p['mercy']}")
         if p["rating"] not in RATING_MODES:
             raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
         self.params = p
@@ -966,6 +979,7 @@ cdef class Search:
         prm.lgrf = 1 if p["lgrf"] else 0
         prm.crit = p["crit"]
         prm.score_bonus = p["score_bonus"]
+        prm.mercy = p["mercy"]
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
         for k in range(MAX_PTS + 2):
@@ -1365,8 +1379,8 @@ cdef class Search:
         return out
 
     def criticality(self):
-        """Criticality of each point over this search's playouts (gathered only with crit > 0;
-        zeros before CRIT_MIN playouts), as a numpy array [row, col] (row 0 = line 1)."""
+        """Criticality of each point over this search's played-out playouts (gathered only with
+        crit > 0; zeros before CRIT_MIN of them), as a numpy array [row, col] (row 0 = line 1)."""
         import numpy as np
         cdef int W = self.t.root.W, p
         a = np.zeros(W * W)
@@ -1374,15 +1388,25 @@ cdef class Search:
             a[p] = self.t.crit[p]
         return a.reshape(W, W)[1:W - 1, 1:W - 1]
 
+    @property
+    def owned(self):
+        """This search's playouts that were played out (not ended by the mercy rule): those
+        that ownership() and criticality() count."""
+        cdef int64_t n = 0
+        cdef int i
+        for i in range(self.nworkers):
+            n += self.workers[i].own_n
+        return n
+
     def ownership(self):
-        """Mean final ownership over this search's playouts, +1 Black .. -1 White, as a numpy
-        array [row, col] (row 0 = line 1)."""
+        """Mean final ownership over this search's playouts that were played out (owned),
+        +1 Black .. -1 White, as a numpy array [row, col] (row 0 = line 1); zeros without one."""
         import numpy as np
         cdef int W = self.t.root.W, n = self.t.root.size, i, p
         cdef int64_t tot = 0
         a = np.zeros(W * W)
         for i in range(self.nworkers):
-            tot += self.workers[i].playouts
+            tot += self.workers[i].own_n
             for p in range(W * W):
                 a[p] += self.workers[i].own[p]
         a = a.reshape(W, W)[1:W - 1, 1:W - 1]

@@ -804,3 +804,39 @@ def test_light_tail_captures_anywhere_when_on():
     assert set(drawn) == {after.point("E4")}
     after, drawn = _tail_draws(b, "J5", n=300)
     assert len(set(drawn)) > 20
+
+
+# --- the mercy rule ------------------------------------------------------------------------
+
+def _lead(b):
+    """Black's lead in captures: White stones Black has taken less Black stones White has."""
+    return b.captures("b") - b.captures("w")
+
+
+@pytest.mark.parametrize("mercy", [0, 3, 10])
+def test_mercy_rule_ends_a_playout_once_one_side_leads_in_captures_by_more(mercy):
+    from gammago.playout import light_playout, light_playout_mercy
+    ended = full = 0
+    for seed in range(40):
+        start = random_position(9, 30 + seed, 500 + seed)
+        base = _lead(start)
+        whole, n = light_playout(start, seed)
+        out, m, winner = light_playout_mercy(start, mercy, seed)
+        if winner is None:
+            # never past the threshold: the very same playout as without the rule
+            full += 1
+            assert (out.hash, m) == (whole.hash, n)
+            assert abs(_lead(out) - base) <= mercy
+        else:
+            # it stops at the move that took the lead past the threshold, counted from the
+            # start's own captures, and names the side ahead; the same draws up to there
+            ended += 1
+            lead = _lead(out) - base
+            assert abs(lead) > mercy and winner == ("b" if lead > 0 else "w")
+            assert m < n and out.passes < 2
+    assert ended > 5 and full > 5 if mercy == 10 else ended > 20, (ended, full)
+    # a threshold no game reaches changes nothing
+    start = random_position(9, 40, 7)
+    assert light_playout_mercy(start, 10 ** 6, 3)[0].hash == light_playout(start, 3)[0].hash
+    with pytest.raises(ValueError, match="mercy"):
+        light_playout_mercy(start, -1)

@@ -237,14 +237,14 @@ def test_rollout_accuracy_tool(capsys):
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
                            "--start", "20", "--late", "150", "--variant", "", "--variant",
                            "light=0", "--variant", "shapes=0", "--variant",
-                           "2lib=1,capture=1", "--worst", "2",
+                           "2lib=1,capture=1", "--variant", "mercy=3", "--worst", "2",
                            "--bootstrap", "200", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
     out = json.loads(cap.out)
     assert "truncated.sgf" in cap.err and "garbage.sgf" in cap.err   # named, the batch goes on
     assert out["games"] == len(sgfs) and out["positions"] > 10 and out["late_positions"] > 0
-    base, plain, gamma_only, no_shapes, rules = out["rows"]
+    base, plain, gamma_only, no_shapes, rules, mercy = out["rows"]
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
     assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
     assert gamma_only["light_after"] == 0
@@ -252,6 +252,9 @@ def test_rollout_accuracy_tool(capsys):
     assert "2lib" in rules["tail"] and "capture" in rules["tail"]
     assert ("2lib" in no_shapes["tail"]) is ROLLOUT_TAIL_2LIB
     assert ("capture" in base["tail"]) is ROLLOUT_TAIL_CAPTURE
+    # the mercy rule ends playouts early: the same positions and draws, shorter playouts
+    assert base["mercy"] == 0 and mercy["mercy"] == 3
+    assert 0 < mercy["moves_per_playout"] < plain["moves_per_playout"]
     assert 0 <= base["mse"] <= 1 and 0 <= plain["accuracy"] <= 1
     lo, hi = plain["d_mse_ci"]
     assert lo <= plain["d_mse"] <= hi
@@ -263,6 +266,8 @@ def test_rollout_accuracy_tool(capsys):
     assert "light must be" in capsys.readouterr().err
     assert tool.main(sgfs[:1] + ["--variant", "shapes=2"]) == 2
     assert "shapes must be" in capsys.readouterr().err
+    assert tool.main(sgfs[:1] + ["--variant", "mercy=-2"]) == 2
+    assert "mercy must be" in capsys.readouterr().err
 
 
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():

@@ -796,3 +796,79 @@ def test_score_bonus_is_checked_and_reaches_the_tree_from_the_command_line():
     assert e.genmove("b") not in ("pass", "resign")
     with pytest.raises(ValueError, match="--score-bonus"):
         engine_config(["--score-bonus", "0.7"])
+
+
+# A 9x9 position where White's 16 stones inside Black's wall (one eye at D6) are dead: every
+# rollout takes them, so the mercy rule ends nearly all of them.
+DEAD_GROUP = ["..X...X..",
+              "XXXXXXXXX",
+              "XOOOOOOX.",
+              "XOO.OOOX.",
+              "XOOOOO.X.",
+              "XXXXXXXXX",
+              "........X",
+              "..X......",
+              "........."]
+
+
+def _dead_group_board():
+    b = Board(9, 7)
+    black, white = [], []
+    for i, row in enumerate(DEAD_GROUP):
+        for j, ch in enumerate(row):
+            v = "ABCDEFGHJ"[j] + str(9 - i)
+            (black if ch == "X" else white if ch == "O" else []).append(v)
+    b.setup(black, white)
+    b.to_move = "w"
+    return b
+
+
+def test_mercy_rule_decides_rollouts_and_counts_owners_of_played_out_ones_only():
+    b = _dead_group_board()
+    res = {}
+    for mercy in (0, 5, 1000):
+        s = Search(200000, seed=4, mercy=mercy, crit=2.0)
+        s.set_root(b)
+        s.run(1, 3000)
+        assert s.root_visits == s.playouts == 3000
+        kids = s.children()
+        winrate = sum(v * w for _, v, w, _ in kids) / sum(v for _, v, _, _ in kids)
+        crit = s.criticality()
+        assert (crit >= 0).all() and (crit <= 1).all()
+        res[mercy] = (winrate, s.owned, s.ownership())
+    # White (to move) is lost whatever the rule; taking the dead group decides nearly every
+    # rollout under a threshold of 5, none under one no game reaches
+    for mercy, (winrate, owned, own) in res.items():
+        assert winrate < 0.1, (mercy, winrate)
+    assert res[0][1] == res[1000][1] == 3000 and res[5][1] < 300
+    assert res[0][0] == res[1000][0] and (res[0][2] == res[1000][2]).all()   # never reached: no change
+    # the owners come from played-out rollouts only: a rollout the rule ended may leave the
+    # dead stones standing, and they would count as White's
+    assert res[0][2][4:7, 1:7].mean() > 0.95 and res[1000][2][4:7, 1:7].mean() > 0.95
+    if res[5][1]:
+        assert res[5][2][4:7, 1:7].mean() > 0.95
+    with pytest.raises(ValueError, match="mercy"):
+        Search(10000, mercy=-1)
+
+
+def test_engine_mercy_flag_default_by_size_and_dead_stones_from_played_out_rollouts():
+    from gammago.config import MERCY, mercy_for
+    from gammago.engine import Engine, EngineConfig
+    assert DEFAULTS["mercy"] == 0
+    e = Engine(EngineConfig(playouts=200, mode="rollouts"))
+    for size in (5, 9, 13, 19):
+        e.new_game(size, 7)
+        assert e.search.params["mercy"] == MERCY.get(size, 0) == mercy_for(size), size
+    with pytest.raises(ValueError, match="--mercy"):
+        engine_config(["--mercy", "-1"])
+    e = Engine(engine_config(["--mercy", "4", "--playouts", "600", "--mode", "rollouts"]))
+    e.new_game(9, 7)
+    assert e.search.params["mercy"] == 4
+    b = _dead_group_board()
+    e.setup_stones(b.stones("b"), b.stones("w"))
+    e.genmove("w")
+    # the rule ended nearly every playout: the search leaves no ownership, and the dead stones
+    # come from a status search that plays its rollouts out, the game's setting given back
+    assert e.search.owned < 0.25 * e.search.playouts and e.last_owner is None
+    assert set(b.stones("w")) <= set(e.final_status_list("dead"))
+    assert e.search.params["mercy"] == 4

@@ -13,12 +13,15 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
 `seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
 `--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`; `lone` defaults to the
-engine's for `--size`, on without it). The base is the engine's default for `--size`
+engine's for `--size`, on without it), and `mercy=N` the rollouts' mercy rule (`--mercy`; 0,
+the default, off: a playout ends, won by the side ahead, once one side has taken more than N
+stones beyond the other). The base is the engine's default for `--size`
 (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every
 variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
   late_mse   the same over the positions from move --late on (where results are more settled)
   accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
+  moves/playout  the mean length of its playouts
   d_mse      the variant's mse minus the base's, with a 95% interval from a paired bootstrap
              over games (positions of one game are not independent)
 Every variant sees the same positions with the same playout seeds. Games without a winner
@@ -64,10 +67,17 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
     moves (light_after when the text names none), the light tail's rules word: tail with the
     rules a part NAME=0|1 turns off or on, NAME one of gammago.tail.RULES: shapes, 2lib,
-    capture, lone, seki)."""
-    nakade, parts = ROLLOUT_NAKADE, []
+    capture, lone, seki; the mercy threshold, 0 for off)."""
+    nakade, parts, mercy = ROLLOUT_NAKADE, [], 0
     for part in (p.strip() for p in spec.split(",")):
-        if part.startswith("light="):
+        if part.startswith("mercy="):
+            try:
+                mercy = int(part[len("mercy="):])
+            except ValueError:
+                mercy = -1
+            if mercy < 0:
+                raise ValueError(f"variant {spec!r}: mercy must be a stone count >= 0")
+        elif part.startswith("light="):
             try:
                 light_after = int(part[len("light="):])
             except ValueError:
@@ -88,16 +98,16 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
             tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
         elif part:
             parts.append(part)
-    return ",".join(parts), nakade, light_after, tail
+    return ",".join(parts), nakade, light_after, tail, mercy
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
-             tail=T.RULES_DEFAULT):
-    """P(Black wins) of each position by pure Monte-Carlo; tail: the light tail's rules word
-    (split_variant)."""
+             tail=T.RULES_DEFAULT, mercy=0):
+    """(P(Black wins) of each position by pure Monte-Carlo, the moves played in all);
+    tail: the light tail's rules word, mercy: the mercy rule's threshold (split_variant)."""
     pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail=tail)
-    return np.array([pol.evaluate(b, playouts, seed + k)["black_winrate"]
-                     for k, (b, _, _, _) in enumerate(positions)])
+    out = [pol.evaluate(b, playouts, seed + k, mercy) for k, (b, _, _, _) in enumerate(positions)]
+    return np.array([o["black_winrate"] for o in out]), sum(o["moves"] for o in out)
 
 
 def bootstrap_diff(err_v, err_b, game_ids, n_boot, seed):
@@ -142,8 +152,8 @@ def main(argv=None):
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
-        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail)
-                  for scale, nakade, la, tail in split]
+        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail, mercy)
+                  for scale, nakade, la, tail, mercy in split]
     except (ValueError, OSError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -163,10 +173,12 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, (table, nakade, la, tail) in zip(tqdm(specs, desc="variants", file=sys.stderr), tables):
-        ps = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail)
+    for spec, (table, nakade, la, tail, mercy) in zip(tqdm(specs, desc="variants", file=sys.stderr),
+                                                      tables):
+        ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy)
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
+               "mercy": mercy, "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),
@@ -201,7 +213,7 @@ def main(argv=None):
         label = (r["variant"] or "(trained gammas)") + (
             f" [light after {r['light_after']}]" if r["light_after"] and "light=" not in r["variant"] else "")
         print(f"{label:45s} mse {r['mse']:.4f}  late_mse {late_s}  "
-              f"accuracy {r['accuracy']:.3f}{d}")
+              f"accuracy {r['accuracy']:.3f}  moves/playout {r['moves_per_playout']:.1f}{d}")
     for i, w in zip(worst, summary["worst"]):
         print(f"\n{w['game']} after move {w['move']}, {positions[i][0].to_move} to move: "
               f"P(Black wins) {w['p_black']:.2f}, {w['winner'].upper()} won")

@@ -94,9 +94,12 @@ cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, in
     return n
 
 cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
-                            int16_t* moves, uint8_t* colors) noexcept nogil:
-    """playout_run, recording every move and its colour (for AMAF statistics in the tree)."""
-    cdef int n = 0, m, c
+                            int16_t* moves, uint8_t* colors, int mercy, int base,
+                            int* winner) noexcept nogil:
+    """playout_run, recording every move and its colour (for the tree's LGRF replies); with
+    mercy > 0 under the mercy rule of playout_run_mercy (*winner as there; 0 without it)."""
+    cdef int n = 0, m, c, d
+    winner[0] = 0
     pol.setboard(pol.ctx, b)
     while b.npass < 2 and n < maxmoves:
         c = b.to_move
@@ -106,6 +109,14 @@ cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
         moves[n] = <int16_t>m
         colors[n] = <uint8_t>c
         n += 1
+        if mercy > 0:
+            d = b.captured[WHITE] - b.captured[BLACK] - base
+            if d > mercy:
+                winner[0] = BLACK
+                break
+            if d < -mercy:
+                winner[0] = WHITE
+                break
     return n
 
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,

@@ -454,7 +454,8 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
             if maxmoves > SEQ_MAX:
                 maxmoves = SEQ_MAX
             nseq = playout_run_record(b, pol, &w.rng, maxmoves, &w.lseq[2 + depth],
-                                      &w.lcol[2 + depth])
+                                      &w.lcol[2 + depth], t.prm.mercy,
+                                      t.root.captured[WHITE] - t.root.captured[BLACK], &mercy_won)
         elif t.prm.mercy > 0:
             playout_run_mercy(b, pol, &w.rng, maxmoves, t.prm.mercy,
                               t.root.captured[WHITE] - t.root.captured[BLACK], &mercy_won)

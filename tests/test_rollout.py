@@ -829,7 +829,7 @@ def test_mercy_rule_ends_a_playout_once_one_side_leads_in_captures_by_more(mercy
             assert abs(_lead(out) - base) <= mercy
         else:
             # it stops at the move that took the lead past the threshold, counted from the
-            # start's own captures, and names the side ahead; the same draws up to there
+            # start's own captures, and names the side ahead
             ended += 1
             lead = _lead(out) - base
             assert abs(lead) > mercy and winner == ("b" if lead > 0 else "w")

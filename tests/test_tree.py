@@ -847,6 +847,11 @@ def test_mercy_rule_decides_rollouts_and_counts_owners_of_played_out_ones_only()
     assert res[0][2][4:7, 1:7].mean() > 0.95 and res[1000][2][4:7, 1:7].mean() > 0.95
     if res[5][1]:
         assert res[5][2][4:7, 1:7].mean() > 0.95
+    # the rollouts that record their moves for LGRF keep the rule too
+    lg = Search(200000, seed=4, mercy=5, lgrf=1)
+    lg.set_root(b)
+    lg.run(1, 3000)
+    assert lg.owned < 300
     with pytest.raises(ValueError, match="mercy"):
         Search(10000, mercy=-1)
 

@@ -70,13 +70,23 @@ cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept
         n += 1
     return n
 
+cdef inline int _mercy_winner(const board_t* b, int mercy, int base) noexcept nogil:
+    """The side (BLACK or WHITE) that has taken more than `mercy` stones beyond the other since
+    a start whose lead was `base` (White stones taken less Black stones taken), else 0."""
+    cdef int d = b.captured[WHITE] - b.captured[BLACK] - base
+    if d > mercy:
+        return BLACK
+    if d < -mercy:
+        return WHITE
+    return 0
+
 cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, int mercy,
                            int base, int* winner) noexcept nogil:
     """playout_run with a mercy rule: the playout also ends as soon as one side has taken more
     than `mercy` stones beyond the other since the search's root, whose lead in captures was
     `base` (White stones taken less Black stones taken); *winner is then that side (BLACK or
     WHITE), else 0. Returns the number of moves played."""
-    cdef int n = 0, m, d
+    cdef int n = 0, m
     winner[0] = 0
     pol.setboard(pol.ctx, b)
     while b.npass < 2 and n < maxmoves:
@@ -84,12 +94,8 @@ cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, in
         board_play(b, m, b.to_move)
         pol.played(pol.ctx, b, m)
         n += 1
-        d = b.captured[WHITE] - b.captured[BLACK] - base
-        if d > mercy:
-            winner[0] = BLACK
-            break
-        if d < -mercy:
-            winner[0] = WHITE
+        winner[0] = _mercy_winner(b, mercy, base)
+        if winner[0]:
             break
     return n
 
@@ -98,7 +104,7 @@ cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
                             int* winner) noexcept nogil:
     """playout_run, recording every move and its colour (for the tree's LGRF replies); with
     mercy > 0 under the mercy rule of playout_run_mercy (*winner as there; 0 without it)."""
-    cdef int n = 0, m, c, d
+    cdef int n = 0, m, c
     winner[0] = 0
     pol.setboard(pol.ctx, b)
     while b.npass < 2 and n < maxmoves:
@@ -110,12 +116,8 @@ cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
         colors[n] = <uint8_t>c
         n += 1
         if mercy > 0:
-            d = b.captured[WHITE] - b.captured[BLACK] - base
-            if d > mercy:
-                winner[0] = BLACK
-                break
-            if d < -mercy:
-                winner[0] = WHITE
+            winner[0] = _mercy_winner(b, mercy, base)
+            if winner[0]:
                 break
     return n
 

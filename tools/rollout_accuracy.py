@@ -63,42 +63,35 @@ def sample_positions(games, start, step):
     return out
 
 
+# the numeric parts of a variant text: NAME=VALUE -> (how to read VALUE, its check, what it must be)
+NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
+                "nakade": (float, lambda v: 0 <= v <= 1, "a probability in [0, 1]"),
+                "mercy": (int, lambda v: v >= 0, "a stone count >= 0")}
+
+
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
     """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
     moves (light_after when the text names none), the light tail's rules word: tail with the
     rules a part NAME=0|1 turns off or on, NAME one of gammago.tail.RULES: shapes, 2lib,
     capture, lone, seki; the mercy threshold, 0 for off)."""
-    nakade, parts, mercy = ROLLOUT_NAKADE, [], 0
+    values, parts = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0}, []
     for part in (p.strip() for p in spec.split(",")):
-        if part.startswith("mercy="):
+        name, eq, value = part.partition("=")
+        if eq and name in NUMBER_PARTS:
+            cast, ok, what = NUMBER_PARTS[name]
             try:
-                mercy = int(part[len("mercy="):])
+                values[name] = cast(value)
             except ValueError:
-                mercy = -1
-            if mercy < 0:
-                raise ValueError(f"variant {spec!r}: mercy must be a stone count >= 0")
-        elif part.startswith("light="):
-            try:
-                light_after = int(part[len("light="):])
-            except ValueError:
-                light_after = -1
-            if light_after < 0:
-                raise ValueError(f"variant {spec!r}: light must be a move count >= 0")
-        elif part.startswith("nakade="):
-            try:
-                nakade = float(part[len("nakade="):])
-            except ValueError:
-                nakade = -1.0
-            if not 0 <= nakade <= 1:
-                raise ValueError(f"variant {spec!r}: nakade must be a probability in [0, 1]")
-        elif part.split("=")[0] in T.RULES:
-            name, _, value = part.partition("=")
+                values[name] = None
+            if values[name] is None or not ok(values[name]):
+                raise ValueError(f"variant {spec!r}: {name} must be {what}")
+        elif name in T.RULES:
             if value not in ("0", "1"):
                 raise ValueError(f"variant {spec!r}: {name} must be 0 or 1")
             tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
         elif part:
             parts.append(part)
-    return ",".join(parts), nakade, light_after, tail, mercy
+    return ",".join(parts), values["nakade"], values["light"], tail, values["mercy"]
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,

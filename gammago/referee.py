@@ -30,8 +30,13 @@ def move_limit(cfg, n):
     return UNTIMED_MOVE_TIMEOUT_S
 
 
-def play_game(cfg, index, stop=None):
-    """Play game `index`; returns a GameResult (and writes its SGF when cfg.sgf_dir is set)."""
+def play_game(cfg, index, stop=None, start=()):
+    """Play game `index`; returns a GameResult (and writes its SGF when cfg.sgf_dir is set).
+
+    start: moves [(colour, vertex or 'pass')] both engines are told with `play` before the first
+    genmove (a given opening, or a position to play on from); the referee checks them first
+    (ValueError for an illegal one, before an engine starts) and the game's record begins with
+    them. The side to move is then the other of the last one's."""
     e1_black = (index % 2 == 0) or not cfg.alternate
     number = {"b": 1 if e1_black else 2, "w": 2 if e1_black else 1}
     seed = cfg.seed + index
@@ -39,6 +44,7 @@ def play_game(cfg, index, stop=None):
     stones = fixed_points(cfg.size, cfg.handicap) if cfg.handicap else []
     if stones:
         referee.setup(black=stones)
+    start = _checked_start(cfg, stones, start)
     move_timeout = {n: move_limit(cfg, n) for n in (1, 2)}
     max_moves = cfg.max_moves or 4 * cfg.size * cfg.size
     moves, comments = [], {}
@@ -78,6 +84,17 @@ def play_game(cfg, index, stop=None):
                 forfeit(c, e.reason, e.detail)
                 raise
         colour, passes = ("w" if stones else "b"), 0
+        for c, vertex in start:
+            referee.play(vertex, c)
+            moves.append((c, vertex))
+            passes = passes + 1 if vertex == "pass" else 0
+            for told in ("b", "w"):
+                try:
+                    engines[told].send(f"play {c} {vertex}", COMMAND_TIMEOUT_S)
+                except EngineFailure as e:
+                    forfeit(told, "refused" if e.reason == "error" else e.reason, e.detail)
+                    raise
+            colour = _other(c)
         while True:
             if stop is not None and stop.is_set():
                 winner, reason, detail, result = "x", "abandoned", "match stopped", ""
@@ -149,6 +166,25 @@ def play_game(cfg, index, stop=None):
             f.write(data)
         res.sgf = path
     return res
+
+
+def _checked_start(cfg, stones, start):
+    """The start moves as the referee writes them (vertices upper case, 'pass'), each checked
+    legal on a board of the game's size, komi and handicap; ValueError names the first that
+    is not."""
+    board = Board(cfg.size, cfg.komi)
+    if stones:
+        board.setup(black=stones)
+    checked = []
+    for k, (c, vertex) in enumerate(start):
+        if c not in ("b", "w"):
+            raise ValueError(f"start move {k + 1}: colour {c!r} is not b or w")
+        try:
+            board.play(vertex, c)
+        except ValueError as e:
+            raise ValueError(f"start move {k + 1} ({c} {vertex}): {e}") from None
+        checked.append((c, "pass" if str(vertex).lower() == "pass" else board.last_move[1]))
+    return checked
 
 
 def abandoned_result(cfg, index, detail):

@@ -59,6 +59,7 @@ class Game:
     setup_white: list = field(default_factory=list)
     moves: list = field(default_factory=list)         # [(colour 'b'/'w', vertex or 'pass')]
     result: str = None                                # RE as written, or None
+    players: tuple = ("", "")                         # PB and PW as written ('' if absent)
     to_move: str = "b"                                # who moves first after the setup
     setups: dict = field(default_factory=dict)        # setup nodes after the first move
                                                       # (parse_game(setup_in_game=True)):
@@ -185,6 +186,12 @@ def parse_game(name, data, setup_in_game=False):
         result = root.get("RE") if root.has_property("RE") else None
     except ValueError:
         result = None
+    players = []
+    for prop in ("PB", "PW"):
+        try:
+            players.append(root.get(prop) if root.has_property(prop) else "")
+        except ValueError:
+            players.append("")
     try:
         black, white, empty = root.get_setup_stones()
     except ValueError as e:
@@ -192,7 +199,8 @@ def parse_game(name, data, setup_in_game=False):
                              f"{str(e) or 'a point off the board or unreadable'}") from None
     game = Game(name=name, size=size, komi=float(komi), handicap=int(handicap),
                 setup_black=[format_vertex(rc) for rc in sorted(black)],
-                setup_white=[format_vertex(rc) for rc in sorted(white)], result=result)
+                setup_white=[format_vertex(rc) for rc in sorted(white)], result=result,
+                players=tuple(players))
     if root.has_property("PL"):
         try:
             game.to_move = root.get("PL")

@@ -44,7 +44,7 @@ def play_game(cfg, index, stop=None, start=()):
     stones = fixed_points(cfg.size, cfg.handicap) if cfg.handicap else []
     if stones:
         referee.setup(black=stones)
-    start = _checked_start(cfg, stones, start)
+    start = _play_start(referee, start)
     move_timeout = {n: move_limit(cfg, n) for n in (1, 2)}
     max_moves = cfg.max_moves or 4 * cfg.size * cfg.size
     moves, comments = [], {}
@@ -84,8 +84,7 @@ def play_game(cfg, index, stop=None, start=()):
                 forfeit(c, e.reason, e.detail)
                 raise
         colour, passes = ("w" if stones else "b"), 0
-        for c, vertex in start:
-            referee.play(vertex, c)
+        for c, vertex in start:                  # on the referee already: told to the engines
             moves.append((c, vertex))
             passes = passes + 1 if vertex == "pass" else 0
             for told in ("b", "w"):
@@ -168,23 +167,19 @@ def play_game(cfg, index, stop=None, start=()):
     return res
 
 
-def _checked_start(cfg, stones, start):
-    """The start moves as the referee writes them (vertices upper case, 'pass'), each checked
-    legal on a board of the game's size, komi and handicap; ValueError names the first that
-    is not."""
-    board = Board(cfg.size, cfg.komi)
-    if stones:
-        board.setup(black=stones)
-    checked = []
+def _play_start(referee, start):
+    """Play the start moves on the referee's board; returns them as the referee writes them
+    (vertices upper case, 'pass'). ValueError names the first that is not legal."""
+    played = []
     for k, (c, vertex) in enumerate(start):
         if c not in ("b", "w"):
             raise ValueError(f"start move {k + 1}: colour {c!r} is not b or w")
         try:
-            board.play(vertex, c)
+            referee.play(vertex, c)
         except ValueError as e:
             raise ValueError(f"start move {k + 1} ({c} {vertex}): {e}") from None
-        checked.append((c, "pass" if str(vertex).lower() == "pass" else board.last_move[1]))
-    return checked
+        played.append((c, "pass" if str(vertex).lower() == "pass" else referee.last_move[1]))
+    return played
 
 
 def abandoned_result(cfg, index, detail):

@@ -65,8 +65,8 @@ def handicap_of(game):
     return n
 
 
-def play_on(game, side, engine, opponent, repeat, seed, time_per_move, time_settings_to,
-            sgf_dir="", number=0):
+def play_on(game, side, handicap, engine, opponent, repeat, seed, time_per_move,
+            time_settings_to, sgf_dir="", number=0):
     """One play from the end of `game` by `engine` as `side` against `opponent`: its result
     as a dict (the resigner's outcome 1 won, 0.5 drawn, 0 lost). With sgf_dir, the game is
     written there as game_NNNN.sgf, NNNN = number + 1."""
@@ -74,15 +74,15 @@ def play_on(game, side, engine, opponent, repeat, seed, time_per_move, time_sett
     to = {"both": "both", "none": "none", "engine": "1" if side == "b" else "2",
           "opponent": "2" if side == "b" else "1"}[time_settings_to]
     cfg = MatchConfig(engines={1: black, 2: white}, names={1: "black", 2: "white"}, games=1,
-                      size=game.size, komi=game.komi, handicap=handicap_of(game),
+                      size=game.size, komi=game.komi, handicap=handicap,
                       alternate=False, seed=seed - number, time_per_move=time_per_move,
                       time_settings_to=to, sgf_dir=sgf_dir)
     res = play_game(cfg, number, start=game.moves)      # its seed: cfg.seed + number
     outcome = 1.0 if res.winner == side else 0.5 if res.winner == "" else 0.0
     return {"name": game.name, "resigned": side, "after_move": len(game.moves), "repeat": repeat,
             "seed": seed, "winner": res.winner or "draw", "reason": res.reason,
-            "detail": res.detail, "result": res.result, "sgf": res.sgf, "moves_added": res.moves - len(game.moves),
-            "outcome": outcome}
+            "detail": res.detail, "result": res.result, "sgf": res.sgf,
+            "moves_added": res.moves - len(game.moves), "outcome": outcome}
 
 
 def summary(plays):
@@ -122,7 +122,7 @@ def main(argv=None):
     if args.repeats < 1 or args.parallel < 1:
         p.error("--repeats and --parallel must be at least 1")
 
-    jobs = []
+    jobs, games = [], 0
     for item in sgf.iter_games(args.records, max_games=args.max_games):
         if isinstance(item, sgf.GameError):
             print(f"{item}: skipped", file=sys.stderr)
@@ -131,21 +131,22 @@ def main(argv=None):
         if side is None:
             continue
         try:
-            handicap_of(item)
+            handicap = handicap_of(item)
         except ValueError as e:
             print(f"{item.name}: skipped: {e}", file=sys.stderr)
             continue
-        g = len({j[0].name for j in jobs})
-        jobs += [(item, side, r, args.seed + g * SEEDS_PER_GAME + r) for r in range(args.repeats)]
+        jobs += [(item, side, handicap, r, args.seed + games * SEEDS_PER_GAME + r)
+                 for r in range(args.repeats)]
+        games += 1
     if not jobs:
         sys.exit("no resigned game to play on" + (f" by {args.player!r}" if args.player else ""))
 
     plays = []
     with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool, \
             tqdm(total=len(jobs), unit="play", file=sys.stderr) as bar:
-        futures = {pool.submit(play_on, game, side, args.engine, args.opponent, r, seed,
+        futures = {pool.submit(play_on, game, side, handicap, args.engine, args.opponent, r, seed,
                                args.time_per_move, args.time_settings_to, args.sgf_dir, k): game
-                   for k, (game, side, r, seed) in enumerate(jobs)}
+                   for k, (game, side, handicap, r, seed) in enumerate(jobs)}
         for fut in concurrent.futures.as_completed(futures):
             try:
                 play = fut.result()

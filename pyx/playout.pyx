@@ -72,11 +72,16 @@ cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept
 
 cdef inline int _mercy_winner(const board_t* b, int mercy, int base) noexcept nogil:
     """The side (BLACK or WHITE) that has taken more than `mercy` stones beyond the other since
-    a start whose lead was `base` (White stones taken less Black stones taken), else 0."""
+    a start whose lead was `base` (White stones taken less Black stones taken), else 0; and
+    only where the komi against that side could be overcome: those stones, two points each
+    (the stone and its point), outweigh it, and so would the whole board (the stones a random
+    playout takes are counted again each time an area is refilled and taken, so a komi of 100
+    on 9x9 is never overturned)."""
     cdef int d = b.captured[WHITE] - b.captured[BLACK] - base
-    if d > mercy:
+    cdef int area = b.size * b.size
+    if d > mercy and 2 * d > b.komi and area > b.komi:
         return BLACK
-    if d < -mercy:
+    if d < -mercy and -2 * d > -b.komi and area > -b.komi:
         return WHITE
     return 0
 
@@ -84,8 +89,9 @@ cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, in
                            int base, int* winner) noexcept nogil:
     """playout_run with a mercy rule: the playout also ends as soon as one side has taken more
     than `mercy` stones beyond the other since the search's root, whose lead in captures was
-    `base` (White stones taken less Black stones taken); *winner is then that side (BLACK or
-    WHITE), else 0. Returns the number of moves played."""
+    `base` (White stones taken less Black stones taken), where the komi against that side could
+    be overcome (_mercy_winner); *winner is then that side (BLACK or WHITE), else 0.
+    Returns the number of moves played."""
     cdef int n = 0, m
     winner[0] = 0
     pol.setboard(pol.ctx, b)

@@ -823,10 +823,11 @@ def test_mercy_rule_ends_a_playout_once_one_side_leads_in_captures_by_more(mercy
         whole, n = light_playout(start, seed)
         out, m, winner = light_playout_mercy(start, mercy, seed)
         if winner is None:
-            # never past the threshold: the very same playout as without the rule
+            # never past the threshold (or past it only where the komi outweighs the stones):
+            # the very same playout as without the rule
             full += 1
             assert (out.hash, m) == (whole.hash, n)
-            assert abs(_lead(out) - base) <= mercy
+            assert abs(_lead(out) - base) <= mercy or 0 < 2 * (_lead(out) - base) <= start.komi
         else:
             # it stops at the move that took the lead past the threshold, counted from the
             # start's own captures, and names the side ahead
@@ -840,3 +841,34 @@ def test_mercy_rule_ends_a_playout_once_one_side_leads_in_captures_by_more(mercy
     assert light_playout_mercy(start, 10 ** 6, 3)[0].hash == light_playout(start, 3)[0].hash
     with pytest.raises(ValueError, match="mercy"):
         light_playout_mercy(start, -1)
+
+
+def test_mercy_rule_leaves_a_komi_the_captures_cannot_overturn():
+    """Black's lead in captures ends a playout only where the komi could be overcome: twice
+    the stones (each stone and its point) and the whole board beat it. With a komi of 100 on
+    9x9 no playout is won for Black by the rule, and every playout White won by it with komi
+    7.5 White wins again (the same moves up to White's lead; those Black led first play on);
+    a reverse komi does the same for White."""
+    from gammago.playout import light_playout_mercy
+    won = {}
+    for komi in (7.5, 100.0, -100.0):
+        won[komi] = {"b": 0, "w": 0, None: 0}
+        for seed in range(40):
+            start = random_position(9, 30 + seed, 500 + seed)
+            start.komi = komi
+            out, m, winner = light_playout_mercy(start, 3, seed)
+            won[komi][winner] += 1
+            if winner is not None:
+                lead = _lead(out) - _lead(start)
+                assert abs(lead) > 3 and 2 * abs(lead) > (komi if winner == "b" else -komi)
+    assert won[7.5]["b"] > 5 and won[7.5]["w"] > 5, won
+    assert won[100.0]["b"] == 0 and won[100.0]["w"] >= won[7.5]["w"], won
+    assert won[-100.0]["w"] == 0 and won[-100.0]["b"] >= won[7.5]["b"], won
+    # a komi the stones taken cannot outweigh, though the board could: komi 30, Black needs
+    # more than 15 stones
+    for seed in range(40):
+        start = random_position(9, 30 + seed, 500 + seed)
+        start.komi = 30.0
+        out, m, winner = light_playout_mercy(start, 3, seed)
+        if winner == "b":
+            assert _lead(out) - _lead(start) > 15

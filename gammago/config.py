@@ -33,9 +33,11 @@ CRIT = 2.0                   # criticality weight in the widening order below CR
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
 CRIT_MAX_SIZE = 13           # ... and 0 (rating order) from this board size up: 13x13 net-root
                              # at 1,000 playouts scored crit 2 vs 0 37.5% (-89 Elo, 40 games)
-MERCY = {}                   # the rollouts' mercy rule (--mercy) by board size: a rollout ends,
+MERCY = {9: 20}              # the rollouts' mercy rule (--mercy) by board size: a rollout ends,
                              # won by the side ahead, once one side has taken more than this many
-                             # stones beyond the other since the root; sizes not named: off (0)
+                             # stones beyond the other since the root; sizes not named: off (0).
+                             # 9x9, with the seki rule: see ROLLOUT_TAIL_SEKI_MAX_SIZE
+                             # (docs/experiments/mercy.md)
 PW_BASE = 10.0               # progressive widening's base (--pw-base) below PW_BASE_MAX_SIZE:
                              # Fuego's 9x9 files at 5,000 playouts 166.3 tests a seed against
                              # 157.4 with 40 (8 seeds; docs/experiments/widening.md)
@@ -65,14 +67,16 @@ ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves
                              # (8 seeds), 9x9 self-play at 1 s +15 (-24 .. +54) over 300 games;
                              # 19x19 rollout mse +0.0054 (BENCHMARKS "A lone stone's self-atari
                              # in the tail")
-ROLLOUT_TAIL_SEKI = False    # when the light tail's random draws find no move they permit, it
-                             # takes a point that is no bad self-atari of a string, or passes (a
-                             # seki stands), instead of any legal non-eye point: 9x9 at 0.2 s a
-                             # move: self-play +37 (+3 .. +72) over 400 games, GNU Go 10 83.8%
-                             # (82.5% without); Fuego's uct_seki file 12 -> 14.5 tests of 21,
-                             # but its 24 9x9 files -2.8 (s.e. 2.6) a seed and the ladder test
-                             # of tests/test_engine.py D5 in 6 seeds of 8, not 8
-                             # (docs/experiments/tail-seki.md)
+ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # below this size, when the light tail's random draws find no
+                             # move they permit, it takes a point that is no bad self-atari of a
+                             # string, or passes (a seki stands), instead of any legal non-eye
+                             # point (--rollout-tail-seki); off from this size up, where it was
+                             # never played in games (the 19x19 files: 244.5 against 244.75).
+                             # 9x9 at 0.2 s a move: self-play +37 (+3 .. +72) over 400 games
+                             # alone, +30 (-19 .. +78) over 200 with the mercy rule; the two
+                             # against GNU Go 10 86.1% over 400 new openings, 82.3% without;
+                             # Fuego's 24 9x9 files -2.5 (s.e. 1.5) a seed
+                             # (docs/experiments/tail-seki.md, docs/experiments/mercy.md)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full
@@ -170,8 +174,9 @@ class EngineConfig:
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
-    rollout_tail_seki: bool = ROLLOUT_TAIL_SEKI  # with no random move it permits, the light
-                                   # tail passes rather than break a seki
+    rollout_tail_seki: bool | None = None  # with no random move it permits, the light tail
+                                   # passes rather than break a seki (None: by board size,
+                                   # rollout_tail_seki_for)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -304,12 +309,14 @@ class EngineConfig:
                             "space nor a snapback), not only of a string that joins others "
                             f"(default by board size: on below {ROLLOUT_TAIL_LONE_MAX_SIZE}x"
                             f"{ROLLOUT_TAIL_LONE_MAX_SIZE}, off from there up)")
-        _on_off(g, "--rollout-tail-seki", d.rollout_tail_seki,
-                "the light tail (--rollout-light-after), when its random draws find no "
-                "move they permit, takes a point that is no bad self-atari of a string "
-                "of two or more stones, or passes when there is none, so that a seki "
-                "stands to the end of the playout, as in Pachi's and Fuego's playouts "
-                "(off: any legal point that fills no own eye; default: %(default)s)")
+        g.add_argument("--rollout-tail-seki", choices=("on", "off"), default=None,
+                       help="the light tail (--rollout-light-after), when its random draws find "
+                            "no move they permit, takes a point that is no bad self-atari of a "
+                            "string of two or more stones, or passes when there is none, so that "
+                            "a seki stands to the end of the playout, as in Pachi's and Fuego's "
+                            "playouts (off: any legal point that fills no own eye; default by "
+                            f"board size: on below {ROLLOUT_TAIL_SEKI_MAX_SIZE}x"
+                            f"{ROLLOUT_TAIL_SEKI_MAX_SIZE}, off from there up)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -516,18 +523,26 @@ def rollout_tail_lone_for(size):
     return size < ROLLOUT_TAIL_LONE_MAX_SIZE
 
 
+def rollout_tail_seki_for(size):
+    """--rollout-tail-seki unset: whether the light tail lets a seki stand on a board size."""
+    return size < ROLLOUT_TAIL_SEKI_MAX_SIZE
+
+
 def rollout_tail_for(size, cfg=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
-    --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone rule by
-    size where it is unset (rollout_tail_lone_for)."""
+    --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
+    rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for)."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
     lone = cfg.rollout_tail_lone
     if lone is None:
         lone = rollout_tail_lone_for(size)
+    seki = cfg.rollout_tail_seki
+    if seki is None:
+        seki = rollout_tail_seki_for(size)
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
-          "capture": cfg.rollout_tail_capture, "lone": lone, "seki": cfg.rollout_tail_seki}
+          "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki}
     return tail.rules(*(name for name, v in on.items() if v))
 
 

@@ -50,21 +50,24 @@ def test_value_is_the_rollouts_policy(light_after):
     assert abs(balance.value(b, flat, n, 3) - theirs) > 4 * se
 
 
-def test_the_tails_lone_stone_rule_follows_the_board_size():
-    """Unset, the light tail's rules are the engine's for the board's size (the lone-stone
-    rule on below 13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for); set, they
-    are as given."""
-    from gammago.config import rollout_tail_for, rollout_tail_lone_for
+def test_the_tails_lone_stone_and_seki_rules_follow_the_board_size():
+    """Unset, the light tail's rules are the engine's for the board's size (the lone-stone and
+    seki rules on below 13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for,
+    rollout_tail_seki_for); set, they are as given."""
+    from gammago.config import rollout_tail_for, rollout_tail_lone_for, rollout_tail_seki_for
     for size, moves in ((7, ["D4", "C3", "E3", "C5"]), (13, ["D4", "K10", "K4", "D10"])):
         t = _table(size)
         b = _position(size, moves)
         lone = rollout_tail_lone_for(size)
-        assert lone == (size < 13)
+        assert lone == (size < 13) == rollout_tail_seki_for(size)
         word = rollout_tail_for(size)
-        assert word == tail.rules("shapes", *(["lone"] if lone else []))
+        assert word == tail.rules("shapes", *(["lone", "seki"] if lone else []))
         default = balance.value(b, t, 300, 5, 5)
         assert default == balance.value(b, t, 300, 5, 5, tail=word)
-        assert default != balance.value(b, t, 300, 5, 5, tail=word ^ tail.RULES["lone"])
+        for rule in ("lone", "seki"):      # each rule changes some playouts' course
+            assert any(balance.value(b, t, 300, seed, 5, tail=word) !=
+                       balance.value(b, t, 300, seed, 5, tail=word ^ tail.RULES[rule])
+                       for seed in (5, 6, 7)), rule
         with pytest.raises(ValueError, match="rules word"):
             balance.value(b, t, 300, 5, 5, tail=64)
 

@@ -16,21 +16,21 @@ from gammago.engine import Engine, EngineConfig
 
 SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
 TOP = 4          # root children pinned per search (visits, best first)
-EXPECTED_GAME = ("D4 F4 F5 E5 E4 G5 F6 E6 F7 E7 G4 F3 G6 H5 G3 F2 G2 C3 C4 B4 B5 B3 D3 D2 E2 C5 "
-                 "F1 E8 C2 B6 C6 D5 E3 B2 D1 G8 F8 F9 H8 H9 H7 G9 G7 C7 A6 A5 B1 A2 resign",
-                 ['A6', 'C6', 'G5', 'H5'], "W+16.5")
+EXPECTED_GAME = ("D6 D7 C7 E7 G7 G6 E6 F4 F6 G5 H7 F7 D8 C4 C5 B4 D4 D3 C3 C2 E3 D2 E4 F3 E2 F2 "
+                 "F1 G1 E1 G3 D1 B2 C1 B5 B6 A6 A7 A5 B1 B8 B7 F8 G8 F9 E9 F5 G9 H6 J6 E5",
+                 ['B8', 'D7', 'E7', 'F7', 'F8', 'F9'], "B+17.5")
 
 # (size, playouts, moves before the first genmove, colour to move, the reply between the two
 #  genmoves, expected [(move, [(child, visits)...]) for each genmove])
 SCENARIOS = {
     "9x9 rollouts, empty board": (
         9, 3000, [], "b", "E5",
-        [('F6', [('F6', 511), ('F7', 423), ('D4', 390), ('C4', 380)]),
-         ('F4', [('F4', 746), ('F5', 487), ('E4', 287), ('D4', 280)])]),
+        [('D6', [('D6', 807), ('D3', 415), ('G6', 280), ('F4', 279)]),
+         ('D5', [('D5', 687), ('D4', 429), ('F7', 375), ('E6', 267)])]),
     "9x9 rollouts, opening": (
         9, 3000, [("b", "E5"), ("w", "C4"), ("b", "D3"), ("w", "G5")], "b", "C6",
-        [('F6', [('F6', 775), ('C3', 346), ('G4', 305), ('C7', 247)]),
-         ('C3', [('C3', 535), ('G6', 394), ('G4', 360), ('C7', 354)])]),
+        [('F6', [('F6', 756), ('F3', 640), ('F4', 400), ('F7', 187)]),
+         ('B5', [('B5', 502), ('D6', 424), ('D4', 405), ('D7', 273)])]),
     "19x19 net-root, empty board": (
         19, 800, [], "b", "Q16",
         [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),

@@ -148,15 +148,16 @@ def test_engine_rollout_gammas_default_and_option():
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
                                 ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE,
-                                ROLLOUT_TAIL_LONE_MAX_SIZE, ROLLOUT_TAIL_SEKI,
-                                rollout_light_after_for,
-                                rollout_tail_for, rollout_tail_lone_for)
+                                ROLLOUT_TAIL_LONE_MAX_SIZE, ROLLOUT_TAIL_SEKI_MAX_SIZE,
+                                rollout_light_after_for, rollout_tail_for,
+                                rollout_tail_lone_for, rollout_tail_seki_for)
     from gammago.engine import Engine
-    # the rollout module's default rules are the engine's but for the size-bound lone rule
+    # the rollout module's default rules are the engine's but for the size-bound lone and seki
+    # rules
     assert rollout.GammaPolicy().tail == tail.RULES_DEFAULT == rollout_tail_for(13)
     assert set(rollout.GammaPolicy().tail_rules) == {"shapes"} | {
         name for name, on in (("2lib", ROLLOUT_TAIL_2LIB), ("capture", ROLLOUT_TAIL_CAPTURE)) if on}
-    assert rollout_tail_for(9) == rollout_tail_for(13) | tail.RULES["lone"]
+    assert rollout_tail_for(9) == rollout_tail_for(13) | tail.RULES["lone"] | tail.RULES["seki"]
     with pytest.raises(ValueError, match="rules word"):
         rollout.GammaPolicy(tail=2 * max(tail.RULES.values()))     # a bit no rule has
     with pytest.raises(ValueError, match="no light-tail rule 'ladder'"):
@@ -164,6 +165,9 @@ def test_engine_rollout_light_after_default_and_option():
     assert rollout_tail_lone_for(9) is True and rollout_tail_lone_for(13) is False
     assert rollout_tail_lone_for(ROLLOUT_TAIL_LONE_MAX_SIZE - 1) is True
     assert EngineConfig().rollout_tail_lone is None         # by board size unless given
+    assert rollout_tail_seki_for(9) is True and rollout_tail_seki_for(13) is False
+    assert rollout_tail_seki_for(ROLLOUT_TAIL_SEKI_MAX_SIZE - 1) is True
+    assert EngineConfig().rollout_tail_seki is None
     assert rollout_light_after_for(9) == ROLLOUT_LIGHT_AFTER > 0
     assert rollout_light_after_for(13) == ROLLOUT_LIGHT_AFTER_LARGE == rollout_light_after_for(19)
     assert ROLLOUT_LIGHT_AFTER_LARGE > ROLLOUT_LIGHT_AFTER
@@ -216,15 +220,18 @@ def test_engine_rollout_light_after_default_and_option():
             assert ("lone" in e.search.tail_rules) is on
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("pass", "resign")
-    assert ("seki" in e.search.tail_rules) is ROLLOUT_TAIL_SEKI      # the default
-    flip = "off" if ROLLOUT_TAIL_SEKI else "on"
-    cfg = engine_config(["--rollout-tail-seki", flip, "--playouts", "64", "--mode", "rollouts"])
-    assert cfg.rollout_tail_seki is not ROLLOUT_TAIL_SEKI
-    e = Engine(cfg)
-    for size in (9, 19):
-        e.new_game(size, 7.0)
-        assert ("seki" in e.search.tail_rules) is not ROLLOUT_TAIL_SEKI
-        assert "shapes" in e.search.tail_rules
+    assert "seki" in e.search.tail_rules                          # the 9x9 default
+    e.new_game(19, 7.5)
+    assert "seki" not in e.search.tail_rules                      # the 19x19 default
+    for flag, on in (("off", False), ("on", True)):
+        cfg = engine_config(["--rollout-tail-seki", flag, "--playouts", "64",
+                             "--mode", "rollouts"])
+        assert cfg.rollout_tail_seki is on
+        e = Engine(cfg)
+        for size in (9, 19):
+            e.new_game(size, 7.0)
+            assert ("seki" in e.search.tail_rules) is on
+            assert "shapes" in e.search.tail_rules
     assert e.genmove("w") not in ("pass", "resign")
 
 

@@ -1,6 +1,7 @@
 # Hand-made for the tests of `gammago regress` (not from any engine's suite).
 # capture.sgf before move 5: a white and a black string in atari on one liberty, G1: the
-# colour to play captures there and saves its own string; any search finds it.
+# colour to play captures there and saves its own string; a search of 200 playouts without
+# the mercy rule finds it.
 loadsgf capture.sgf 5
 
 10 reg_genmove black

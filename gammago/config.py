@@ -375,7 +375,8 @@ class EngineConfig:
         t.add_argument("--mercy", type=int, default=d.mercy, metavar="N",
                        help="the mercy rule: a rollout ends as won by the side ahead once one side "
                             "has taken more than N stones beyond the other since the position "
-                            "searched (Pachi's and libego's playouts have one); 0: off (default: "
+                            "searched, where the komi against it could be overcome (Pachi's and "
+                            "libego's playouts have one); 0: off (default: "
                             + ", ".join(f"{v} on {k}x{k}" for k, v in sorted(MERCY.items()))
                             + (", " if MERCY else "") + "off on other sizes)")
         g.add_argument("--verbose", action="store_true", help="log search details to stderr")

@@ -1,7 +1,6 @@
 # Hand-made for the tests of `gammago regress` (not from any engine's suite).
 # capture.sgf before move 5: a white and a black string in atari on one liberty, G1: the
-# colour to play captures there and saves its own string; a search of 200 playouts without
-# the mercy rule finds it.
+# colour to play captures there and saves its own string; 200 playouts, no mercy rule, find it.
 loadsgf capture.sgf 5
 
 10 reg_genmove black

@@ -866,9 +866,12 @@ def test_mercy_rule_leaves_a_komi_the_captures_cannot_overturn():
     assert won[-100.0]["w"] == 0 and won[-100.0]["b"] >= won[7.5]["b"], won
     # a komi the stones taken cannot outweigh, though the board could: komi 30, Black needs
     # more than 15 stones
+    black = 0
     for seed in range(40):
         start = random_position(9, 30 + seed, 500 + seed)
         start.komi = 30.0
         out, m, winner = light_playout_mercy(start, 3, seed)
         if winner == "b":
+            black += 1
             assert _lead(out) - _lead(start) > 15
+    assert 0 < black < won[7.5]["b"], (black, won)

@@ -206,33 +206,22 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert "capture" in e.search.tail_rules
-    assert "lone" in e.search.tail_rules                          # the 9x9 default
     assert e.genmove("b") not in ("pass", "resign")
-    e.new_game(19, 7.5)
-    assert "lone" not in e.search.tail_rules                      # the 19x19 default
-    for flag, on in (("off", False), ("on", True)):
-        cfg = engine_config(["--rollout-tail-lone", flag, "--playouts", "64",
-                             "--mode", "rollouts"])
-        assert cfg.rollout_tail_lone is on
-        e = Engine(cfg)
-        for size in (9, 19):
-            e.new_game(size, 7.0)
-            assert ("lone" in e.search.tail_rules) is on
-    e.new_game(9, 7.0)
-    assert e.genmove("b") not in ("pass", "resign")
-    assert "seki" in e.search.tail_rules                          # the 9x9 default
-    e.new_game(19, 7.5)
-    assert "seki" not in e.search.tail_rules                      # the 19x19 default
-    for flag, on in (("off", False), ("on", True)):
-        cfg = engine_config(["--rollout-tail-seki", flag, "--playouts", "64",
-                             "--mode", "rollouts"])
-        assert cfg.rollout_tail_seki is on
-        e = Engine(cfg)
-        for size in (9, 19):
-            e.new_game(size, 7.0)
-            assert ("seki" in e.search.tail_rules) is on
-            assert "shapes" in e.search.tail_rules
-    assert e.genmove("w") not in ("pass", "resign")
+    for rule in ("lone", "seki"):                                 # the size-bound rules
+        e.new_game(9, 7.0)
+        assert rule in e.search.tail_rules                        # the 9x9 default
+        e.new_game(19, 7.5)
+        assert rule not in e.search.tail_rules                    # the 19x19 default
+        for flag, on in (("off", False), ("on", True)):
+            cfg = engine_config([f"--rollout-tail-{rule}", flag, "--playouts", "64",
+                                 "--mode", "rollouts"])
+            assert getattr(cfg, f"rollout_tail_{rule}") is on
+            set_rule = Engine(cfg)
+            for size in (9, 19):
+                set_rule.new_game(size, 7.0)
+                assert (rule in set_rule.search.tail_rules) is on
+                assert "shapes" in set_rule.search.tail_rules
+            assert set_rule.genmove("w") not in ("pass", "resign")
 
 
 def test_rollout_accuracy_tool(capsys):

@@ -187,6 +187,77 @@ def test_augmented_move_targets_follow_the_planes():
     assert (T.SYM_PERM[:, T.SIZE * T.SIZE] == T.SIZE * T.SIZE).all()     # pass stays pass
 
 
+def test_batches_turn_as_the_planes_module_turns():
+    """The training batches are unpacked and turned on the device by one gather: each symmetry
+    must give exactly gammago.planes.transform of the unpacked planes, and the move targets
+    must follow SYM_PERM."""
+    torch = pytest.importorskip("torch")
+    T = load_tool("train_net")
+    rng = np.random.default_rng(3)
+    x = (rng.random((8, P.PLANES, T.SIZE, T.SIZE)) < 0.3)
+    data = {"train_x": np.packbits(x.reshape(8, -1), axis=1), "train_move": rng.integers(0, 362, 8).astype(np.int16),
+            "train_value": np.ones(8, np.int8)}
+    pos = T.Positions(data, "train", "cpu")
+    plain, moves, _, vmask = pos.batch(torch.arange(8))
+    np.testing.assert_array_equal(plain.numpy(), x.astype(np.float32))
+    assert (vmask == 1).all()                     # no mask in the data: every value trains
+    for k in range(8):
+        turned, tmoves, _, _ = pos.batch(torch.arange(8), torch.full((8,), k))
+        np.testing.assert_array_equal(turned.numpy(), P.transform(x.astype(np.float32), k))
+        np.testing.assert_array_equal(tmoves.numpy(), T.SYM_PERM[k][data["train_move"]])
+
+
+def test_reading_games_gives_the_same_sample_for_any_number_of_workers(tmp_path):
+    """Each game draws from its own random stream, so 1 and 2 reading processes give the same
+    positions, in the corpus's order; --value-per-game marks that many value targets a game."""
+    pytest.importorskip("torch")
+    T = load_tool("train_net")
+    for f in sorted(os.listdir(os.path.join(ROOT, "tests", "data"))):
+        if f.endswith(".sgf"):
+            shutil.copy(os.path.join(ROOT, "tests", "data", f), tmp_path / f)
+    (tmp_path / "small.sgf").write_text("(;GM[1]SZ[9]RE[B+R];B[ee];W[cc])")      # refused: not 19x19
+    runs = [T.build_dataset([str(tmp_path)], games=10, per_game=12, heldout_games=0, seed=4,
+                            total_games_hint=6, workers=w, value_per_game=3) for w in (1, 2)]
+    one, two = runs
+    assert len(one["train_names"]) == 5 and one["skipped"] == 1 and one["seen"] == 6
+    for k in one:
+        np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(two[k]), err_msg=k)
+    assert (np.bincount(one["train_game"], weights=one["train_vmask"]) == 3).all()
+    assert list(one["train_names"]) == sorted(one["train_names"])
+
+
+def test_training_resumes_from_its_checkpoint(tmp_path):
+    """--checkpoint saves the state; --resume goes on in the same schedule: the second run
+    starts from the first one's positions and time, and adds to them."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    T = load_tool("train_net")
+    rng = np.random.default_rng(9)
+    data = {}
+    for which, n in (("train", 128), ("heldout", 32)):
+        x, v = _synthetic_value_data(T, n, rng)
+        data.update({f"{which}_x": x, f"{which}_value": v,
+                     f"{which}_move": rng.integers(0, T.SIZE * T.SIZE, n).astype(np.int16),
+                     f"{which}_names": np.array([f"{which}{i}" for i in range(n // 4)])})
+    cache, ck = tmp_path / "cache.npz", tmp_path / "state.pt"
+    np.savez(cache, **data)
+    args = ["--cache", str(cache), "--out", str(tmp_path / "r.onnx"), "--blocks", "1", "--channels", "4",
+            "--batch", "16", "--eval-every", "1000", "--device", "cpu", "--checkpoint", str(ck)]
+    threads = torch.get_num_threads()
+    try:
+        assert T.main(args + ["--minutes", "0.2", "--total-minutes", "0.1", "--reserve-minutes", "0.05"]) == 0
+        first = torch.load(ck, weights_only=False)
+        assert 0 < first["elapsed"] < 6 and first["seen"] > 0
+        assert T.main(args + ["--minutes", "0.2", "--resume"]) == 0
+        second = torch.load(ck, weights_only=False)
+    finally:
+        torch.set_num_threads(threads)
+    assert second["seen"] > first["seen"] and 11 < second["elapsed"] < 14
+    assert second["curve"]["t"][:len(first["curve"]["t"])] == first["curve"]["t"]
+    with pytest.raises(SystemExit, match="needs --checkpoint"):
+        T.main(["--cache", str(cache), "--resume"])
+
+
 def test_value_loss_refuses_mismatched_shapes():
     torch = pytest.importorskip("torch")
     T = load_tool("train_net")

@@ -1,7 +1,12 @@
 #!/usr/bin/env python
 """Train gammago's policy/value net on SGF games and export it to ONNX.
 
-    python tools/train_net.py --data ../shared/data --minutes 35 --out models/gammago-net-b4c32.onnx
+    python tools/train_net.py --data ../shared/data --minutes 35 --out models/gammago-net.onnx
+    # on a GPU machine (the shipped net's run; models/README.md): every game, 64 positions each
+    python tools/train_net.py --data ../shared/data --games 170000 --per-game 64 --value-per-game 4 \
+        --workers 16 --blocks 6 --channels 64 --batch 1024 --optimizer adam --lr 0.002 \
+        --weight-decay 0.01 --minutes 60 --total-minutes 9 --checkpoint OUT/state.pt \
+        --out OUT/gammago-net-b6c64.onnx
 
 Needs PyTorch (`pip install torch==2.13.0` or `pip install -e ".[train]"`) and onnx; nothing else in
 gammago imports torch. The input planes come from gammago.planes (the same function the engine
@@ -14,12 +19,18 @@ through global pooling), each position under a random one of the 8 symmetries, f
 wall time with a cosine learning-rate schedule over that time; (3) score the held-out positions
 (policy top-1 / top-5, value MSE), draw the loss/accuracy curve, export ONNX with metadata.
 Trains on a CUDA GPU when torch sees one (`--device auto`, the default; the CPU wheel has none),
-else on the CPU with `--threads` torch threads.
+else on the CPU with `--threads` torch threads. On the GPU the packed positions live in the GPU's
+memory and are unpacked and turned there, and the net runs in bfloat16 (autocast), so the data
+pipeline keeps up; `--workers` reads the games in parallel, `--checkpoint` saves the training
+state every few minutes and `--resume` goes on from it, and `--total-minutes` bounds the whole run
+(reading, training, the held-out check and the export) for a machine lent by the hour.
 """
 import argparse
+import contextlib
 import io
 import json
 import math
+import multiprocessing
 import os
 import sys
 import tarfile
@@ -233,60 +244,130 @@ def positions_of_game(winner, moves, picks):
     return out_planes, out_moves, out_values
 
 
-def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint):
-    """Sample about `games` training games and `heldout_games` held-out games across the whole
-    corpus; per_game positions from each. Returns dict of numpy arrays."""
-    rng = np.random.default_rng(seed)
-    permille = max(1, round(1000 * heldout_games / total_games_hint))
-    p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
-    split = {"train": ([], [], [], [], []), "heldout": ([], [], [], [], [])}
-    names = {"train": [], "heldout": []}
-    lengths = {"train": [], "heldout": []}
-    skipped, seen = 0, 0
-    bar = tqdm(iter_sgf_sources(paths), total=total_games_hint, desc="reading games", unit="game",
-               mininterval=2)
-    for name, data in bar:
+def game_rng(seed, name):
+    """The random stream of one game (its sampling and its picks): the same whatever the number of
+    workers and whichever games come before it."""
+    return np.random.default_rng([seed, zlib.crc32(name.encode())])
+
+
+def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game, seed, counter=None):
+    """Read the games whose index in the corpus is wid modulo workers. Returns the sampled
+    positions as arrays, each position with its game's index in the corpus (`src`), the games'
+    names and lengths, and the skip messages."""
+    xs, ms, vs, vm, srcs, plies, held = [], [], [], [], [], [], []
+    games = {}                     # src -> (name, length, heldout)
+    skipped = []
+    seen = 0
+    for i, (name, data) in enumerate(iter_sgf_sources(paths)):
+        if i % workers != wid:
+            continue
         seen += 1
-        held = is_heldout(name, permille)
-        if not held and rng.random() >= p_train:
+        if counter is not None and seen % 16 == 0:
+            with counter.get_lock():
+                counter.value += 16
+        rng = game_rng(seed, name)
+        is_held = is_heldout(name, permille)
+        if not is_held and rng.random() >= p_train:
             continue
         try:
             winner, moves = read_game(data)
         except Exception as e:  # noqa: BLE001 (sgfmill raises several kinds)
-            skipped += 1
-            tqdm.write(f"train_net: skipping {name}: {e}")
+            skipped.append(f"train_net: skipping {name}: {e}")
             continue
         if len(moves) < 2:
             continue
-        which = "heldout" if held else "train"
-        gid = len(names[which])
         k = min(per_game, len(moves))
         picks = np.sort(rng.choice(len(moves), size=k, replace=False))
         try:
-            xs, ms, vs = positions_of_game(winner, moves, picks)
+            x, m, v = positions_of_game(winner, moves, picks)
         except ValueError as e:
-            skipped += 1
-            tqdm.write(f"train_net: skipping {name}: {e}")
+            skipped.append(f"train_net: skipping {name}: {e}")
             continue
-        names[which].append(name)
-        lengths[which].append(len(moves))
-        s = split[which]
-        s[0].extend(xs)
-        s[1].extend(ms)
-        s[2].extend(vs)
-        s[3].extend([gid] * len(xs))
-        s[4].extend(picks.tolist())           # sorted, as positions_of_game visits them
-        bar.set_postfix(train=len(names["train"]), heldout=len(names["heldout"]), refresh=False)
+        mask = np.ones(len(picks), np.int8)
+        if value_per_game and len(picks) > value_per_game:   # the value learns from a few of them
+            mask[:] = 0
+            mask[rng.choice(len(picks), size=value_per_game, replace=False)] = 1
+        games[i] = (name, len(moves), is_held)
+        xs.extend(x)
+        ms.extend(m)
+        vs.extend(v)
+        vm.append(mask)
+        srcs.extend([i] * len(x))
+        plies.extend(picks.tolist())
+        held.extend([is_held] * len(x))
+    return {"x": np.stack(xs) if xs else np.zeros((0, PACKED), np.uint8),
+            "move": np.array(ms, np.int16), "value": np.array(vs, np.int8),
+            "vmask": np.concatenate(vm) if vm else np.zeros(0, np.int8),
+            "src": np.array(srcs, np.int64), "ply": np.array(plies, np.int16),
+            "held": np.array(held, bool), "games": games, "skipped": skipped, "seen": seen}
+
+
+def _share_to_queue(job, queue, counter):
+    try:
+        queue.put((job[1], read_share(*job, counter=counter)))
+    except BaseException as e:  # noqa: BLE001 (the parent reports it)
+        queue.put((job[1], f"{type(e).__name__}: {e}"))
+
+
+def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint, workers=1, value_per_game=0):
+    """Sample about `games` training games and `heldout_games` held-out games across the whole
+    corpus; per_game positions from each (value targets on value_per_game of them, 0 = all).
+    Each game draws from its own random stream (game_rng), so the sample is the same for any
+    number of workers. Returns dict of numpy arrays, games in corpus order."""
+    permille = max(1, round(1000 * heldout_games / total_games_hint))
+    p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
+    jobs = [(paths, w, workers, p_train, permille, per_game, value_per_game, seed) for w in range(workers)]
+    counter = multiprocessing.Value("q", 0)
+    bar = tqdm(total=total_games_hint, desc="reading games", unit="game", mininterval=2)
+    if workers == 1:
+        shares = [read_share(*jobs[0], counter=counter)]
+    else:   # forked processes: nothing of this module is pickled, only the shares they send back
+        ctx = multiprocessing.get_context("fork")
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_share_to_queue, args=(job, queue, counter), daemon=True) for job in jobs]
+        for pr in procs:
+            pr.start()
+        got = {}
+        while len(got) < workers:
+            try:
+                wid, share = queue.get(timeout=2)
+            except Exception:  # noqa: BLE001 (queue.Empty: nothing yet)
+                dead = [pr for pr in procs if pr.exitcode not in (None, 0)]
+                if dead:
+                    raise SystemExit(f"train_net: a reading process died (exit code {dead[0].exitcode})")
+            else:
+                if isinstance(share, str):
+                    raise SystemExit(f"train_net: reading process {wid} failed: {share}")
+                got[wid] = share
+            bar.n = min(total_games_hint, counter.value)
+            bar.refresh()
+        for pr in procs:
+            pr.join()
+        shares = [got[w] for w in range(workers)]
+    bar.n = min(total_games_hint, counter.value)
     bar.close()
-    out = {"seen": seen, "skipped": skipped}
-    for which, (xs, ms, vs, gs, ps) in split.items():
-        out[f"{which}_x"] = np.stack(xs) if xs else np.zeros((0, PACKED), np.uint8)
-        out[f"{which}_move"] = np.array(ms, np.int16)
-        out[f"{which}_value"] = np.array(vs, np.int8)
-        out[f"{which}_game"] = np.array(gs, np.int32)
-        out[f"{which}_ply"] = np.array(ps, np.int16)             # moves played before the position
-        out[f"{which}_plies"] = np.array([lengths[which][g] for g in gs], np.int16)  # moves in its game
-        out[f"{which}_names"] = np.array(names[which])
+    skipped = [msg for sh in shares for msg in sh["skipped"]]
+    for msg in skipped:
+        print(msg, file=sys.stderr)
+    allgames = {}
+    for sh in shares:
+        allgames.update(sh["games"])
+    cat = {k: np.concatenate([sh[k] for sh in shares]) for k in ("x", "move", "value", "vmask", "src", "ply", "held")}
+    order = np.argsort(cat["src"], kind="stable")      # corpus order, whatever the workers
+    out = {"seen": sum(sh["seen"] for sh in shares), "skipped": len(skipped)}
+    for which, held in (("train", False), ("heldout", True)):
+        sel = order[cat["held"][order] == held]
+        srcs = cat["src"][sel]
+        game_src = np.unique(srcs)                                   # sorted: corpus order
+        gid = np.searchsorted(game_src, srcs).astype(np.int32)
+        out[f"{which}_x"] = cat["x"][sel] if len(sel) else np.zeros((0, PACKED), np.uint8)
+        out[f"{which}_move"] = cat["move"][sel]
+        out[f"{which}_value"] = cat["value"][sel]
+        out[f"{which}_vmask"] = cat["vmask"][sel]
+        out[f"{which}_game"] = gid
+        out[f"{which}_ply"] = cat["ply"][sel]                          # moves played before the position
+        out[f"{which}_plies"] = np.array([allgames[s][1] for s in srcs], np.int16)   # moves in its game
+        out[f"{which}_names"] = np.array([allgames[s][0] for s in game_src])
     return out
 
 
@@ -312,31 +393,57 @@ def write_heldout_tar(names, out, limit=0):
     print(f"train_net: wrote {len(names)} held-out records to {out}", file=sys.stderr)
 
 
-def unpack(packed):
-    n = packed.shape[0]
-    bits = np.unpackbits(packed, axis=1, count=NPLANES * SIZE * SIZE)
-    return bits.reshape(n, NPLANES, SIZE, SIZE).astype(np.float32)
-
-
 # where each move goes under each symmetry: SYM_PERM[k][i] = index of move i after symmetry k.
 # transform_policy(arange) gives the inverse (entry j = the move that lands on j); for the quarter
 # turns (k = 1, 3) the two differ, and using it directly rotated those targets the wrong way.
 SYM_PERM = np.stack([np.argsort(P.transform_policy(np.arange(SIZE * SIZE + 1), SIZE, k))
                      for k in range(8)]).astype(np.int64)
+# where each point of a transformed plane comes from: P.transform(x, k)[..., j] = x[..., POINT_PERM[k][j]]
+# (points flattened); with it a batch turns in one gather, on whatever device holds it
+POINT_PERM = np.stack([P.transform(np.arange(SIZE * SIZE, dtype=np.float64).reshape(SIZE, SIZE), k).ravel()
+                       for k in range(8)]).astype(np.int64)
+
+
+class Positions:
+    """One split's packed positions as tensors on `device` (the GPU's memory when training there),
+    unpacked and turned by a symmetry batch by batch on that device, so the data pipeline is a
+    few tensor operations and never waits on the CPU."""
+
+    def __init__(self, data, which, device):
+        self.device = torch.device(device)
+        self.x = torch.from_numpy(np.ascontiguousarray(data[f"{which}_x"])).to(self.device)
+        self.move = torch.from_numpy(data[f"{which}_move"].astype(np.int64)).to(self.device)
+        self.value = torch.from_numpy(data[f"{which}_value"].astype(np.float32)).to(self.device)
+        vmask = data.get(f"{which}_vmask")
+        if vmask is None:           # caches made before value masks: every position's value trains
+            vmask = np.ones(len(self.move), np.int8)
+        self.vmask = torch.from_numpy(vmask.astype(np.float32)).to(self.device)
+        self.n = len(self.move)
+        self._shifts = torch.arange(7, -1, -1, dtype=torch.uint8, device=self.device)   # np.packbits' order
+        self._points = torch.from_numpy(POINT_PERM).to(self.device)
+        self._moves = torch.from_numpy(SYM_PERM).to(self.device)
+
+    def batch(self, idx, ks=None):
+        """idx: long tensor of positions; ks: a symmetry (0..7) for each, or None. Returns planes
+        [B, NPLANES, SIZE, SIZE] float32, move targets, value targets and value masks."""
+        b = len(idx)
+        bits = (self.x[idx].unsqueeze(2) >> self._shifts) & 1
+        x = bits.reshape(b, -1)[:, :NPLANES * SIZE * SIZE].reshape(b, NPLANES, SIZE * SIZE)
+        move = self.move[idx]
+        if ks is not None:
+            x = x.gather(2, self._points[ks].unsqueeze(1).expand(-1, NPLANES, -1))
+            move = self._moves[ks, move]
+        return x.reshape(b, NPLANES, SIZE, SIZE).float(), move, self.value[idx], self.vmask[idx]
 
 
 def batch_tensors(data, which, idx, rng, augment):
-    x = unpack(data[f"{which}_x"][idx])
-    move = data[f"{which}_move"][idx].astype(np.int64)
-    value = data[f"{which}_value"][idx].astype(np.float32)
-    if augment:
-        ks = rng.integers(0, 8, size=len(idx))
-        for k in range(1, 8):
-            sel = ks == k
-            if sel.any():
-                x[sel] = P.transform(x[sel], k)
-                move[sel] = SYM_PERM[k][move[sel]]
-    return torch.from_numpy(x), torch.from_numpy(move), torch.from_numpy(value)
+    """The positions idx of a split (numpy arrays) as tensors on the CPU, each under a random
+    symmetry when augment: (planes, move targets, value targets)."""
+    sub = {f"{which}_{k}": data[f"{which}_{k}"][idx] for k in ("x", "move", "value", "vmask")
+           if f"{which}_{k}" in data}
+    ks = torch.from_numpy(rng.integers(0, 8, size=len(idx))) if augment else None
+    x, move, value, _ = Positions(sub, which, "cpu").batch(torch.arange(len(idx)), ks)
+    return x, move, value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,37 +456,61 @@ def _check_value_shape(v, value):
         raise ValueError(f"train_net: value output {tuple(v.shape)} vs targets {tuple(value.shape)}")
 
 
+PLY_BUCKETS = ((0, 50), (50, 100), (100, 150), (150, 200), (200, 10000))   # moves played before
+
+
+def autocast_for(device):
+    """bfloat16 autocast on a CUDA device (the convolutions in bf16, batch norm and losses in
+    float32); nothing on the CPU."""
+    if torch.device(device).type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
 @torch.no_grad()
-def evaluate(model, data, limit=None, batch=256):
+def evaluate(model, data, limit=None, batch=256, heldout=None):
     """Held-out policy top-1 / top-5 / NLL and value MSE (targets +-1 for the side to move);
     with the game phase in the data (caches made since the "own" value head), the value MSE of
-    each third of the game too (by the move number over the game's length)."""
+    each third of the game and the policy top-1 / top-5 by move number too. heldout: the
+    held-out Positions already on the model's device (made here when None)."""
     model.eval()
     dev = next(model.parameters()).device
-    n = len(data["heldout_move"]) if limit is None else min(limit, len(data["heldout_move"]))
-    top1 = top5 = 0
+    pos = heldout if heldout is not None else Positions(data, "heldout", dev)
+    n = pos.n if limit is None else min(limit, pos.n)
     nll = 0.0
-    se = np.zeros(n)
+    hit1, hit5, se = (torch.zeros(n, device=dev) for _ in range(3))
     for s in range(0, n, batch):
-        idx = np.arange(s, min(n, s + batch))
-        x, move, value = (t.to(dev) for t in batch_tensors(data, "heldout", idx, None, False))
-        logits, v = model(x)
+        idx = torch.arange(s, min(n, s + batch), device=dev)
+        x, move, value, _ = pos.batch(idx)
+        if dev.type == "cuda":
+            x = x.contiguous(memory_format=torch.channels_last)
+        with autocast_for(dev):
+            logits, v = model(x)
+        logits, v = logits.float(), v.float()
         _check_value_shape(v, value)
         nll += F.cross_entropy(logits, move, reduction="sum").item()
         best5 = logits.topk(5, dim=1).indices
-        top1 += (best5[:, 0] == move).sum().item()
-        top5 += (best5 == move[:, None]).any(dim=1).sum().item()
-        se[idx] = ((v - value) ** 2).cpu().numpy()
+        hit1[idx] = (best5[:, 0] == move).float()
+        hit5[idx] = (best5 == move[:, None]).any(dim=1).float()
+        se[idx] = (v - value) ** 2
     train_mode(model)
-    out = {"positions": n, "policy_top1": top1 / n, "policy_top5": top5 / n,
+    hit1, hit5, se = hit1.cpu().numpy(), hit5.cpu().numpy(), se.cpu().numpy()
+    out = {"positions": n, "policy_top1": float(hit1.mean()), "policy_top5": float(hit5.mean()),
            "policy_nll": nll / n, "value_mse": float(se.mean())}
     if "heldout_ply" in data:
-        third = np.minimum(2, 3 * data["heldout_ply"][:n].astype(np.int64)
-                           // np.maximum(1, data["heldout_plies"][:n].astype(np.int64)))
+        ply = data["heldout_ply"][:n].astype(np.int64)
+        third = np.minimum(2, 3 * ply // np.maximum(1, data["heldout_plies"][:n].astype(np.int64)))
         for k, name in enumerate(("first", "middle", "last")):
             sel = third == k
             out[f"value_mse_{name}_third"] = float(se[sel].mean()) if sel.any() else float("nan")
             out[f"positions_{name}_third"] = int(sel.sum())
+        for lo, hi in PLY_BUCKETS:
+            sel = (ply >= lo) & (ply < hi)
+            name = f"moves_{lo + 1}_{hi}" if hi < 10000 else f"moves_{lo + 1}_up"
+            if sel.any():
+                out[f"top1_{name}"] = float(hit1[sel].mean())
+                out[f"top5_{name}"] = float(hit5[sel].mean())
+                out[f"positions_{name}"] = int(sel.sum())
     return out
 
 
@@ -402,13 +533,19 @@ def value_head_only(model):
         p.requires_grad_(True)
 
 
-def train_step(model, opt, x, move, value, value_weight=1.0):
-    """One optimiser step on a batch; returns (loss, policy loss, value loss, policy logits).
-    The value's shape is checked against the targets' (_check_value_shape)."""
-    logits, v = model(x)
+def train_step(model, opt, x, move, value, value_weight=1.0, vmask=None):
+    """One optimiser step on a batch; returns (loss, policy loss, value loss, policy logits) as
+    tensors (reading them waits for the device). vmask: which positions' value targets train
+    (all when None). The value's shape is checked against the targets' (_check_value_shape)."""
+    with autocast_for(x.device):
+        logits, v = model(x)
+    logits, v = logits.float(), v.float()
     _check_value_shape(v, value)
     p_loss = F.cross_entropy(logits, move)
-    v_loss = F.mse_loss(v, value)
+    if vmask is None:
+        v_loss = F.mse_loss(v, value)
+    else:
+        v_loss = ((v - value) ** 2 * vmask).sum() / vmask.sum().clamp(min=1.0)
     loss = p_loss + value_weight * v_loss
     opt.zero_grad(set_to_none=True)
     loss.backward()
@@ -416,56 +553,94 @@ def train_step(model, opt, x, move, value, value_weight=1.0):
     return loss, p_loss, v_loss, logits
 
 
-def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit,
-          optimizer="sgd"):
-    rng = np.random.default_rng(seed + 1)
+def make_optimizer(model, optimizer, lr, weight_decay):
     params = [p for p in model.parameters() if p.requires_grad]
     if optimizer == "adam":
-        opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
-    else:
-        opt = torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
-    train_mode(model)
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    return torch.optim.SGD(params, lr=lr, momentum=0.9, nesterov=True, weight_decay=weight_decay)
+
+
+def save_checkpoint(path, model, opt, state):
+    """The training state (weights, optimiser, time spent, curve), written atomically."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), **state}, tmp)
+    os.replace(tmp, path)
+
+
+def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit,
+          optimizer="sgd", checkpoint=None, checkpoint_every_s=300.0, resume=None):
+    """Train for `minutes` of wall time (held-out checks not counted): linear warm-up over the
+    first 3%, then a cosine to zero at the end. With `checkpoint`, the state is saved there every
+    checkpoint_every_s seconds; `resume` (a state read from such a file) goes on where it
+    stopped, in the same schedule."""
     dev = next(model.parameters()).device
-    ntrain = len(data["train_move"])
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed + 1)
+    opt = make_optimizer(model, optimizer, lr, weight_decay)
+    train_mode(model)
+    channels_last = dev.type == "cuda"
+    if channels_last:
+        model.to(memory_format=torch.channels_last)
+    pos = Positions(data, "train", dev)
+    heldout = Positions(data, "heldout", dev)
     budget = minutes * 60.0
     curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
              "eval_mse": [], "eval_mse_last_third": []}
-    ema_loss = ema_acc = None
-    start = time.perf_counter()
-    last_eval = start
     step = seen = 0
-    bar = tqdm(total=int(budget), desc="training", unit="s", mininterval=5,
+    done = 0.0                       # training seconds before this run (a resumed one)
+    if resume is not None:
+        opt.load_state_dict(resume["opt"])
+        curve, step, seen, done = resume["curve"], resume["step"], resume["seen"], resume["elapsed"]
+        gen.manual_seed(seed + 1 + step)
+        tqdm.write(f"train_net: resuming at {done / 60:.1f} min, {seen} positions seen")
+    ema_loss = curve["train_loss"][-1] if curve["train_loss"] else None
+    ema_acc = curve["train_acc"][-1] if curve["train_acc"] else None
+    start = time.perf_counter() - done
+    last_eval = last_ckpt = time.perf_counter()
+    bar = tqdm(total=int(budget), initial=int(done), desc="training", unit="s", mininterval=5,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}{postfix}]")
-    perm = rng.permutation(ntrain)
-    pos = 0
+    perm, at = torch.randperm(pos.n, device=dev, generator=gen), 0
+    sums = torch.zeros(2, device=dev)       # loss and top-1 since the last read, summed on the device
+    nsum = 0
     while True:
         now = time.perf_counter()
         frac = (now - start) / budget
         if frac >= 1.0:
             break
-        # linear warm-up over the first 3%, then cosine to zero at the end of the budget
         scale = min(1.0, frac / 0.03) * 0.5 * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = lr * scale
-        if pos + batch > ntrain:
-            perm, pos = rng.permutation(ntrain), 0
-        idx = np.sort(perm[pos:pos + batch])
-        pos += batch
-        x, move, value = (t.to(dev, non_blocking=True) for t in batch_tensors(data, "train", idx, rng, True))
-        loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight)
+        if at + batch > pos.n:
+            perm, at = torch.randperm(pos.n, device=dev, generator=gen), 0
+        idx = perm[at:at + batch]
+        at += batch
+        ks = torch.randint(0, 8, (len(idx),), device=dev, generator=gen)
+        x, move, value, vmask = pos.batch(idx, ks)
+        if channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight, vmask)
         step += 1
         seen += len(idx)
-        acc = (logits.argmax(1) == move).float().mean().item()
-        ema_loss = loss.item() if ema_loss is None else 0.98 * ema_loss + 0.02 * loss.item()
-        ema_acc = acc if ema_acc is None else 0.98 * ema_acc + 0.02 * acc
-        t = time.perf_counter() - start
-        if step % 10 == 0:
-            curve["t"].append(t)
+        sums += torch.stack([loss.detach(), (logits.detach().argmax(1) == move).float().mean()])
+        nsum += 1
+        if step % 10 == 0:         # one read of the device every 10 steps
+            l, a = (sums / nsum).tolist()
+            sums.zero_()
+            nsum = 0
+            ema_loss = l if ema_loss is None else 0.8 * ema_loss + 0.2 * l
+            ema_acc = a if ema_acc is None else 0.8 * ema_acc + 0.2 * a
+            curve["t"].append(time.perf_counter() - start)
             curve["train_loss"].append(ema_loss)
             curve["train_acc"].append(ema_acc)
+            bar.n = min(int(budget), int(time.perf_counter() - start))
+            bar.set_postfix(loss=f"{ema_loss:.3f}", acc=f"{ema_acc:.3f}", lr=f"{lr * scale:.4f}", pos=seen,
+                            refresh=False)
+            bar.update(0)
         if time.perf_counter() - last_eval >= eval_every_s:
             t_eval0 = time.perf_counter()
-            e = evaluate(model, data, eval_limit)
+            t = t_eval0 - start
+            e = evaluate(model, data, eval_limit, heldout=heldout)
             curve["eval_t"].append(t)
             curve["eval_nll"].append(e["policy_nll"])
             curve["eval_top1"].append(e["policy_top1"])
@@ -476,11 +651,20 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
                        f" (last third {e.get('value_mse_last_third', float('nan')):.3f})")
             last_eval = time.perf_counter()
             start += last_eval - t_eval0  # held-out checks do not eat the training budget
-        bar.n = min(int(budget), int(time.perf_counter() - start))
-        bar.set_postfix(loss=f"{ema_loss:.3f}", acc=f"{ema_acc:.3f}", lr=f"{lr * scale:.4f}", pos=seen, refresh=False)
-        bar.update(0)
+        if checkpoint and time.perf_counter() - last_ckpt >= checkpoint_every_s:
+            t_ck0 = time.perf_counter()
+            save_checkpoint(checkpoint, model, opt, {"elapsed": t_ck0 - start, "step": step, "seen": seen,
+                                                      "curve": curve})
+            last_ckpt = time.perf_counter()
+            start += last_ckpt - t_ck0
     bar.close()
-    return curve, {"steps": step, "positions_seen": seen, "train_seconds": time.perf_counter() - start}
+    if checkpoint:
+        save_checkpoint(checkpoint, model, opt, {"elapsed": time.perf_counter() - start, "step": step,
+                                                  "seen": seen, "curve": curve})
+    if channels_last:
+        model.to(memory_format=torch.contiguous_format)
+    return curve, {"steps": step, "positions_seen": seen, "train_seconds": time.perf_counter() - start,
+                   "heldout": heldout}
 
 
 def plot_curve(curve, path, title):
@@ -527,6 +711,10 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=30000, help="training games sampled across the corpus")
     ap.add_argument("--heldout-games", type=int, default=1500, help="held-out games (split by name hash)")
     ap.add_argument("--per-game", type=int, default=4, help="positions sampled per game")
+    ap.add_argument("--value-per-game", type=int, default=0,
+                    help="of those, how many train the value (0: all); a few per game keep the value "
+                         "from learning the games' results by heart when --per-game is large")
+    ap.add_argument("--workers", type=int, default=1, help="processes reading the games")
     ap.add_argument("--total-games", type=int, default=169924, help="games in --data (for the sampling rate)")
     ap.add_argument("--cache", default=None, help="npz of the sampled positions (made if missing)")
     ap.add_argument("--blocks", type=int, default=4)
@@ -534,6 +722,13 @@ def main(argv=None):
                     help="own: board mean of a per-point ownership map (+ pooled correction); pool: pooled features only")
     ap.add_argument("--channels", type=int, default=48)
     ap.add_argument("--minutes", type=float, default=30.0, help="training wall time")
+    ap.add_argument("--total-minutes", type=float, default=0,
+                    help="bound on the whole run: the training gets what reading the games leaves, less "
+                         "--reserve-minutes for the held-out check and the export (0: no bound)")
+    ap.add_argument("--reserve-minutes", type=float, default=1.0)
+    ap.add_argument("--checkpoint", default=None, help="save the training state here every --checkpoint-every s")
+    ap.add_argument("--checkpoint-every", type=float, default=300.0)
+    ap.add_argument("--resume", action="store_true", help="go on from --checkpoint when it exists")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--weight-decay", type=float, default=1e-4)
@@ -556,6 +751,8 @@ def main(argv=None):
                     help="train only a freshly initialised value head on the frozen rest of --init")
     args = ap.parse_args(argv)
 
+    if args.resume and not args.checkpoint:
+        raise SystemExit("train_net: --resume needs --checkpoint")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -571,8 +768,10 @@ def main(argv=None):
             data = {k: z[k] for k in z.files}
         print(f"train_net: positions from {args.cache}", file=sys.stderr)
     else:
-        data = build_dataset(args.data, args.games, args.per_game, args.heldout_games, args.seed, args.total_games)
+        data = build_dataset(args.data, args.games, args.per_game, args.heldout_games, args.seed, args.total_games,
+                             workers=args.workers, value_per_game=args.value_per_game)
         if args.cache:
+            os.makedirs(os.path.dirname(os.path.abspath(args.cache)), exist_ok=True)
             np.savez(args.cache, **data)
     prep_s = time.perf_counter() - t0
     ntr, nho = len(data["train_move"]), len(data["heldout_move"])
@@ -609,17 +808,40 @@ def main(argv=None):
             base = json.load(fh)
     if args.value_only:
         value_head_only(model)
+    resume = None
+    if args.resume and os.path.exists(args.checkpoint):
+        try:
+            resume = torch.load(args.checkpoint, map_location="cpu", weights_only=False)
+            model.load_state_dict(resume["model"])
+        except Exception as e:  # noqa: BLE001 (torch raises several kinds)
+            raise SystemExit(f"train_net: --checkpoint {args.checkpoint}: cannot resume from it "
+                             f"({type(e).__name__}: {e})")
     nparams = sum(p.numel() for p in model.parameters())
     model.to(device)
-    curve, stats = train(model, data, args.minutes, args.batch, args.lr, args.weight_decay,
-                         args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer)
-    final = evaluate(model, data)
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+    minutes = args.minutes
+    if args.total_minutes:
+        left = args.total_minutes - (time.perf_counter() - t0) / 60 - args.reserve_minutes
+        if left < minutes:
+            print(f"train_net: {left:.1f} min left for training within --total-minutes {args.total_minutes}",
+                  file=sys.stderr)
+            minutes = max(0.05, left)
+    curve, stats = train(model, data, minutes, args.batch, args.lr, args.weight_decay,
+                         args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer,
+                         checkpoint=args.checkpoint, checkpoint_every_s=args.checkpoint_every, resume=resume)
+    final = evaluate(model, data, heldout=stats.pop("heldout"))
     model.cpu()   # export and save from the CPU
     thirds = " / ".join(f"{final[f'value_mse_{k}_third']:.4f}" for k in ("first", "middle", "last")
                         if f"value_mse_{k}_third" in final)
     print(f"train_net: held-out ({final['positions']} positions): top-1 {final['policy_top1']:.4f} "
           f"top-5 {final['policy_top5']:.4f} value MSE {final['value_mse']:.4f}"
           + (f" (by third of the game: {thirds})" if thirds else ""), file=sys.stderr)
+    for lo, hi in PLY_BUCKETS:
+        name = f"moves_{lo + 1}_{hi}" if hi < 10000 else f"moves_{lo + 1}_up"
+        if f"top1_{name}" in final:
+            print(f"train_net:   moves {lo + 1}-{hi if hi < 10000 else ''}: top-1 {final[f'top1_{name}']:.4f} "
+                  f"top-5 {final[f'top5_{name}']:.4f} ({final[f'positions_{name}']} positions)", file=sys.stderr)
 
     stem = os.path.splitext(args.out)[0]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
@@ -630,19 +852,20 @@ def main(argv=None):
         "heldout_policy_top1": f"{final['policy_top1']:.4f}",
         "heldout_policy_top5": f"{final['policy_top5']:.4f}",
         "heldout_value_mse": f"{final['value_mse']:.4f}",
-        **{f"heldout_{k}": f"{v:.4f}" for k, v in final.items() if k.startswith("value_mse_")},
+        **{f"heldout_{k}": f"{v:.4f}" for k, v in final.items() if k.startswith(("value_mse_", "top1_", "top5_"))},
         "heldout_positions": final["positions"],
         "heldout_games": len(data["heldout_names"]),
         "train_positions": ntr, "train_games": len(data["train_names"]),
         "positions_seen": stats["positions_seen"], "train_minutes": f"{stats['train_seconds'] / 60:.1f}",
+        "device": str(device) + (f" ({torch.cuda.get_device_name(0)})" if device.type == "cuda" else ""),
         "parameters": nparams, "data": " ".join(os.path.basename(os.path.normpath(d)) for d in args.data),
         "command": command, "torch": torch.__version__,
     })
     if base:   # the run this one started from
         meta.update({"base_command": base.get("command"), "base_train_minutes": base.get("train_minutes"),
                      "base_positions_seen": base.get("positions_seen")})
+    torch.save(model.state_dict(), stem + ".pt")      # first: the weights survive a failed export
     export_onnx(model, args.out, meta)
-    torch.save(model.state_dict(), stem + ".pt")
     summary = dict(meta, curve=curve, prep_seconds=round(prep_s, 1), steps=stats["steps"])
     with open(stem + ".json", "w") as fh:
         json.dump(summary, fh, indent=1)

@@ -46,25 +46,30 @@ def _ort():
     return ort
 
 
-def providers():
+def providers(model=None):
     """['CUDAExecutionProvider', 'CPUExecutionProvider'] when CUDA loads here, else CPU only.
-    The probe asks for CUDA with onnxruntime's logging silenced, so a machine without CUDA
-    prints nothing."""
+    The probe opens the shipped model (`model`, a path, where that is missing) on CUDA with
+    onnxruntime's logging silenced, so a machine without CUDA prints nothing; it needs no other
+    package. Where onnxruntime offers CUDA and it does not load, that is said once on stderr,
+    with the reason."""
     global _PROVIDERS
     if _PROVIDERS is None:
         ort = _ort()
         _PROVIDERS = ["CPUExecutionProvider"]
-        if "CUDAExecutionProvider" in ort.get_available_providers():
-            _PROVIDERS = ["CUDAExecutionProvider", "CPUExecutionProvider"] if _cuda_loads(ort) else _PROVIDERS
+        probe = DEFAULT_MODEL if os.path.isfile(DEFAULT_MODEL) or not model else model
+        if "CUDAExecutionProvider" in ort.get_available_providers() and os.path.isfile(probe):
+            loaded, why = _cuda_loads(ort, probe)
+            if loaded:
+                _PROVIDERS = ["CUDAExecutionProvider", "CPUExecutionProvider"]
+            else:
+                log.warning("onnxruntime offers CUDA but it did not load (%s): the net runs on the CPU; "
+                            "pip install 'onnxruntime-gpu[cuda,cudnn]' brings CUDA's libraries", why)
     return list(_PROVIDERS)
 
 
-def _cuda_loads(ort):
-    """Build a one-node model on CUDA with logging at FATAL only; True if CUDA took it."""
-    try:
-        from onnx import TensorProto, helper
-    except ImportError:
-        helper = None
+def _cuda_loads(ort, model):
+    """Open the model file on CUDA with logging at FATAL only: (True, '') if CUDA took it, else
+    (False, why)."""
     ort.set_default_logger_severity(4)
     try:
         if hasattr(ort, "preload_dlls") and importlib.util.find_spec("nvidia") is not None:
@@ -74,19 +79,15 @@ def _cuda_loads(ort):
                     ort.preload_dlls()
                 except Exception:  # noqa: BLE001 (missing libraries just mean no CUDA)
                     pass
-        if helper is None:
-            return False
-        node = helper.make_node("Identity", ["x"], ["y"])
-        graph = helper.make_graph([node], "probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         so = ort.SessionOptions()
         so.log_severity_level = 4
-        s = ort.InferenceSession(model.SerializeToString(), sess_options=so,
+        s = ort.InferenceSession(model, sess_options=so,
                                  providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
-        return s.get_providers()[0] == "CUDAExecutionProvider"
-    except Exception:  # noqa: BLE001
-        return False
+        if s.get_providers()[0] == "CUDAExecutionProvider":
+            return True, ""
+        return False, "the session fell back to the CPU, usually for missing CUDA or cuDNN libraries"
+    except Exception as e:  # noqa: BLE001
+        return False, f"{type(e).__name__}: {str(e).strip()[:160]}"
     finally:
         ort.set_default_logger_severity(2)
 
@@ -143,7 +144,7 @@ class Net:
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
             so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        wanted = provider_list or providers()
+        wanted = provider_list or providers(path)
         try:
             self.session = ort.InferenceSession(path, sess_options=so, providers=wanted)
         except Exception as e:  # noqa: BLE001 (onnxruntime raises its own classes)

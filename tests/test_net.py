@@ -38,6 +38,54 @@ def test_cuda_probe_is_quiet(capfd):
     assert "Failed" not in err.err + err.out and "cuda" not in (err.err + err.out).lower()
 
 
+class _FakeOrt:
+    """onnxruntime as a GPU build shows it: CUDA offered; `loads` says whether a session gets it."""
+
+    def __init__(self, real, loads):
+        self.real, self.loads, self.opened = real, loads, []
+
+    def get_available_providers(self):
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+
+    def set_default_logger_severity(self, level):
+        pass
+
+    def SessionOptions(self):
+        return self.real.SessionOptions()
+
+    def InferenceSession(self, model, sess_options=None, providers=None):
+        self.opened.append(model)
+        got = providers if self.loads else ["CPUExecutionProvider"]
+
+        class Session:
+            def get_providers(self):
+                return list(got)
+        return Session()
+
+
+@pytest.mark.parametrize("loads", [True, False])
+def test_cuda_probe_needs_no_onnx_package_and_says_why_it_falls_back(monkeypatch, caplog, loads):
+    """A plain install on a GPU machine has onnxruntime-gpu but not the onnx package: the probe
+    opens the shipped model itself, so CUDA is used when it loads; when onnxruntime offers CUDA
+    and it does not load, the log says the net runs on the CPU and why."""
+    import sys
+    real = N._ort()
+    fake = _FakeOrt(real, loads)
+    monkeypatch.setattr(N, "_ort", lambda: fake)
+    monkeypatch.setitem(sys.modules, "onnx", None)          # import onnx fails
+    monkeypatch.setattr(N, "_PROVIDERS", None)
+    with caplog.at_level("WARNING", logger="gammago"):
+        provs = N.providers()
+    assert fake.opened and os.path.isfile(fake.opened[0])
+    if loads:
+        assert provs == ["CUDAExecutionProvider", "CPUExecutionProvider"]
+        assert "did not load" not in caplog.text
+    else:
+        assert provs == ["CPUExecutionProvider"]
+        assert "did not load" in caplog.text and "runs on the CPU" in caplog.text
+    monkeypatch.setattr(N, "_PROVIDERS", None)
+
+
 def test_export_matches_torch(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")

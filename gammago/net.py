@@ -1,6 +1,6 @@
 """The policy/value net at run time: an ONNX model (made by tools/train_net.py) in onnxruntime.
 
-    net = Net("models/gammago-net-b4c32.onnx")         # refuses a mismatched or corrupt file
+    net = Net("models/gammago-net-b6c64.onnx")         # refuses a mismatched or corrupt file
     probs, values = net.evaluate([board1, board2])     # batched; probs [N, size*size + 1]
     net.priors(board)                                  # {vertex: prior} over the legal moves
     net.child_values(board, ["D4", "Q16"])             # net value of each child, for the mover
@@ -31,7 +31,7 @@ log = logging.getLogger("gammago")
 
 MODEL_FORMAT = "gammago-net 1"     # what models carry; tools/train_net.py writes this value
 SYMMETRY_MODES = ("random", "average")
-DEFAULT_MODEL = str(shipped_dir("models") / "gammago-net-b4c32.onnx")
+DEFAULT_MODEL = str(shipped_dir("models") / "gammago-net-b6c64.onnx")
 
 _PROVIDERS = None            # probed once per process
 _SAID = set()                # providers already announced on stderr

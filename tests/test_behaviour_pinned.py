@@ -14,7 +14,7 @@ import pytest
 from gammago import shipped_dir
 from gammago.engine import Engine, EngineConfig
 
-SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b4c32.onnx"
+SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b6c64.onnx"
 TOP = 4          # root children pinned per search (visits, best first)
 EXPECTED_GAME = ("D6 D7 C7 E7 G7 G6 E6 F4 F6 G5 H7 F7 D8 C4 C5 B4 D4 D3 C3 C2 E3 D2 E4 F3 E2 F2 "
                  "F1 G1 E1 G3 D1 B2 C1 B5 B6 A6 A7 A5 B1 B8 B7 F8 G8 F9 E9 F5 G9 H6 J6 E5",
@@ -33,13 +33,13 @@ SCENARIOS = {
          ('B5', [('B5', 502), ('D6', 424), ('D4', 405), ('D7', 273)])]),
     "19x19 net-root, empty board": (
         19, 800, [], "b", "Q16",
-        [('C16', [('C16', 112), ('C5', 96), ('Q17', 80), ('D4', 80)]),
-         ('Q4', [('Q4', 160), ('D3', 112), ('D4', 80), ('C3', 64)])]),
+        [('Q17', [('Q17', 128), ('C4', 128), ('D4', 128), ('R4', 64)]),
+         ('P16', [('P16', 352), ('R16', 72), ('R17', 67), ('Q4', 48)])]),
     "19x19 net-root, corner approach": (
         19, 800, [("b", "Q16"), ("w", "D4"), ("b", "Q4"), ("w", "D16"), ("b", "C14")], "w",
         "C12",
-        [('F17', [('F17', 368), ('G16', 64), ('E14', 32), ('C9', 32)]),
-         ('O3', [('O3', 144), ('K3', 80), ('L17', 80), ('C15', 64)])]),
+        [('F17', [('F17', 512), ('D11', 96), ('G17', 48), ('C12', 48)]),
+         ('C10', [('C10', 240), ('O3', 128), ('C7', 80), ('C6', 48)])]),
 }
 
 

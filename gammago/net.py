@@ -50,8 +50,8 @@ def providers(model=None):
     """['CUDAExecutionProvider', 'CPUExecutionProvider'] when CUDA loads here, else CPU only.
     The probe opens the shipped model (`model`, a path, where that is missing) on CUDA with
     onnxruntime's logging silenced, so a machine without CUDA prints nothing; it needs no other
-    package. Where onnxruntime offers CUDA and it does not load, that is said once on stderr,
-    with the reason."""
+    package. Where the machine has an NVIDIA GPU and CUDA does not load, that is said once on
+    stderr, with the reason; a machine without one hears nothing of CUDA."""
     global _PROVIDERS
     if _PROVIDERS is None:
         ort = _ort()
@@ -61,10 +61,15 @@ def providers(model=None):
             loaded, why = _cuda_loads(ort, probe)
             if loaded:
                 _PROVIDERS = ["CUDAExecutionProvider", "CPUExecutionProvider"]
-            else:
+            elif _nvidia_gpu_present():     # (onnxruntime-gpu offers CUDA on machines without a GPU too)
                 log.warning("onnxruntime offers CUDA but it did not load (%s): the net runs on the CPU; "
                             "pip install 'onnxruntime-gpu[cuda,cudnn]' brings CUDA's libraries", why)
     return list(_PROVIDERS)
+
+
+def _nvidia_gpu_present():
+    """The NVIDIA driver is loaded here (its device node or its /proc entry)."""
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/proc/driver/nvidia/version")
 
 
 def _cuda_loads(ort, model):

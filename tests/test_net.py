@@ -63,15 +63,17 @@ class _FakeOrt:
         return Session()
 
 
-@pytest.mark.parametrize("loads", [True, False])
-def test_cuda_probe_needs_no_onnx_package_and_says_why_it_falls_back(monkeypatch, caplog, loads):
+@pytest.mark.parametrize("loads, gpu", [(True, True), (False, True), (False, False)])
+def test_cuda_probe_needs_no_onnx_package_and_says_why_it_falls_back(monkeypatch, caplog, loads, gpu):
     """A plain install on a GPU machine has onnxruntime-gpu but not the onnx package: the probe
-    opens the shipped model itself, so CUDA is used when it loads; when onnxruntime offers CUDA
-    and it does not load, the log says the net runs on the CPU and why."""
+    opens the shipped model itself, so CUDA is used when it loads; where the machine has a GPU
+    and CUDA does not load, the log says the net runs on the CPU and why; without a GPU it says
+    nothing of CUDA."""
     import sys
     real = N._ort()
     fake = _FakeOrt(real, loads)
     monkeypatch.setattr(N, "_ort", lambda: fake)
+    monkeypatch.setattr(N, "_nvidia_gpu_present", lambda: gpu)
     monkeypatch.setitem(sys.modules, "onnx", None)          # import onnx fails
     monkeypatch.setattr(N, "_PROVIDERS", None)
     with caplog.at_level("WARNING", logger="gammago"):
@@ -82,7 +84,8 @@ def test_cuda_probe_needs_no_onnx_package_and_says_why_it_falls_back(monkeypatch
         assert "did not load" not in caplog.text
     else:
         assert provs == ["CPUExecutionProvider"]
-        assert "did not load" in caplog.text and "runs on the CPU" in caplog.text
+        said = "did not load" in caplog.text and "runs on the CPU" in caplog.text
+        assert said == gpu and ("CUDA" in caplog.text) == gpu
     monkeypatch.setattr(N, "_PROVIDERS", None)
 
 

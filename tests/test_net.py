@@ -171,21 +171,26 @@ def _train_synthetic(T, torch, data, rng):
     return before, T.evaluate(model, data)
 
 
+def _synthetic_cache(T, path, ntrain, nheldout, seed):
+    """A --cache file of synthetic positions (random move targets, four positions a game)."""
+    rng = np.random.default_rng(seed)
+    data = {}
+    for which, n in (("train", ntrain), ("heldout", nheldout)):
+        x, v = _synthetic_value_data(T, n, rng)
+        data.update({f"{which}_x": x, f"{which}_value": v,
+                     f"{which}_move": rng.integers(0, T.SIZE * T.SIZE, n).astype(np.int16),
+                     f"{which}_names": np.array([f"{which}{i}" for i in range(n // 4)])})
+    np.savez(path, **data)
+    return path
+
+
 def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
     """tools/train_net.py end to end on a tiny cache: trains on the device it names, writes the
     ONNX model (+ curve PNG, JSON, .pt), and gammago.net loads and runs the model."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
     T = load_tool("train_net")
-    rng = np.random.default_rng(7)
-    data = {}
-    for which, n in (("train", 256), ("heldout", 64)):
-        x, v = _synthetic_value_data(T, n, rng)
-        data.update({f"{which}_x": x, f"{which}_value": v,
-                     f"{which}_move": rng.integers(0, T.SIZE * T.SIZE, n).astype(np.int16),
-                     f"{which}_names": np.array([f"{which}{i}" for i in range(n // 4)])})
-    cache = tmp_path / "cache.npz"
-    np.savez(cache, **data)
+    cache = _synthetic_cache(T, tmp_path / "cache.npz", 256, 64, seed=7)
     out = tmp_path / "tiny.onnx"
     threads = torch.get_num_threads()
     try:
@@ -283,15 +288,8 @@ def test_training_resumes_from_its_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
     T = load_tool("train_net")
-    rng = np.random.default_rng(9)
-    data = {}
-    for which, n in (("train", 128), ("heldout", 32)):
-        x, v = _synthetic_value_data(T, n, rng)
-        data.update({f"{which}_x": x, f"{which}_value": v,
-                     f"{which}_move": rng.integers(0, T.SIZE * T.SIZE, n).astype(np.int16),
-                     f"{which}_names": np.array([f"{which}{i}" for i in range(n // 4)])})
-    cache, ck = tmp_path / "cache.npz", tmp_path / "state.pt"
-    np.savez(cache, **data)
+    cache = _synthetic_cache(T, tmp_path / "cache.npz", 128, 32, seed=9)
+    ck = tmp_path / "state.pt"
     args = ["--cache", str(cache), "--out", str(tmp_path / "r.onnx"), "--blocks", "1", "--channels", "4",
             "--batch", "16", "--eval-every", "1000", "--device", "cpu", "--checkpoint", str(ck)]
     threads = torch.get_num_threads()

@@ -536,12 +536,8 @@ def rollout_tail_for(size, cfg=None):
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
-    lone = cfg.rollout_tail_lone
-    if lone is None:
-        lone = rollout_tail_lone_for(size)
-    seki = cfg.rollout_tail_seki
-    if seki is None:
-        seki = rollout_tail_seki_for(size)
+    lone = rollout_tail_lone_for(size) if cfg.rollout_tail_lone is None else cfg.rollout_tail_lone
+    seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki}
     return tail.rules(*(name for name, v in on.items() if v))

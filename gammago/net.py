@@ -56,8 +56,8 @@ def providers(model=None):
     if _PROVIDERS is None:
         ort = _ort()
         _PROVIDERS = ["CPUExecutionProvider"]
-        probe = DEFAULT_MODEL if os.path.isfile(DEFAULT_MODEL) or not model else model
-        if "CUDAExecutionProvider" in ort.get_available_providers() and os.path.isfile(probe):
+        probe = next((m for m in (DEFAULT_MODEL, model) if m and os.path.isfile(m)), None)
+        if probe and "CUDAExecutionProvider" in ort.get_available_providers():
             loaded, why = _cuda_loads(ort, probe)
             if loaded:
                 _PROVIDERS = ["CUDAExecutionProvider", "CPUExecutionProvider"]
@@ -90,7 +90,7 @@ def _cuda_loads(ort, model):
                                  providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
         if s.get_providers()[0] == "CUDAExecutionProvider":
             return True, ""
-        return False, "the session fell back to the CPU, usually for missing CUDA or cuDNN libraries"
+        return False, "onnxruntime fell back to the CPU, usually for missing CUDA or cuDNN libraries"
     except Exception as e:  # noqa: BLE001
         return False, f"{type(e).__name__}: {str(e).strip()[:160]}"
     finally:

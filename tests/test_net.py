@@ -39,7 +39,8 @@ def test_cuda_probe_is_quiet(capfd):
 
 
 class _FakeOrt:
-    """onnxruntime as a GPU build shows it: CUDA offered; `loads` says whether a session gets it."""
+    """onnxruntime as a GPU build shows it: CUDA offered; `loads` says whether a model opened on
+    CUDA gets it."""
 
     def __init__(self, real, loads):
         self.real, self.loads, self.opened = real, loads, []

@@ -569,11 +569,12 @@ def save_checkpoint(path, model, opt, state):
 
 
 def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eval_every_s, eval_limit,
-          optimizer="sgd", checkpoint=None, checkpoint_every_s=300.0, resume=None):
+          optimizer="sgd", checkpoint=None, checkpoint_every_s=300.0, resume=None, heldout=None):
     """Train for `minutes` of wall time (held-out checks not counted): linear warm-up over the
     first 3%, then a cosine to zero at the end. With `checkpoint`, the state is saved there every
     checkpoint_every_s seconds; `resume` (a state read from such a file) goes on where it
-    stopped, in the same schedule."""
+    stopped, in the same schedule. heldout: the held-out Positions on the model's device (made
+    here when None), for the periodic checks."""
     dev = next(model.parameters()).device
     gen = torch.Generator(device=dev)
     gen.manual_seed(seed + 1)
@@ -583,7 +584,8 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
     if channels_last:
         model.to(memory_format=torch.channels_last)
     pos = Positions(data, "train", dev)
-    heldout = Positions(data, "heldout", dev)
+    if heldout is None:
+        heldout = Positions(data, "heldout", dev)
     budget = minutes * 60.0
     curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
              "eval_mse": [], "eval_mse_last_third": []}
@@ -663,8 +665,7 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
                                                   "seen": seen, "curve": curve})
     if channels_last:
         model.to(memory_format=torch.contiguous_format)
-    return curve, {"steps": step, "positions_seen": seen, "train_seconds": time.perf_counter() - start,
-                   "heldout": heldout}
+    return curve, {"steps": step, "positions_seen": seen, "train_seconds": time.perf_counter() - start}
 
 
 def plot_curve(curve, path, title):
@@ -820,6 +821,7 @@ def main(argv=None):
     model.to(device)
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True
+    heldout = Positions(data, "heldout", device)     # the periodic checks' and the final one's
     minutes = args.minutes
     if args.total_minutes:
         left = args.total_minutes - (time.perf_counter() - t0) / 60 - args.reserve_minutes
@@ -829,8 +831,9 @@ def main(argv=None):
             minutes = max(0.05, left)
     curve, stats = train(model, data, minutes, args.batch, args.lr, args.weight_decay,
                          args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer,
-                         checkpoint=args.checkpoint, checkpoint_every_s=args.checkpoint_every, resume=resume)
-    final = evaluate(model, data, heldout=stats.pop("heldout"))
+                         checkpoint=args.checkpoint, checkpoint_every_s=args.checkpoint_every, resume=resume,
+                         heldout=heldout)
+    final = evaluate(model, data, heldout=heldout)
     model.cpu()   # export and save from the CPU
     thirds = " / ".join(f"{final[f'value_mse_{k}_third']:.4f}" for k in ("first", "middle", "last")
                         if f"value_mse_{k}_third" in final)

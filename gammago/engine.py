@@ -439,10 +439,20 @@ class Engine:
             # the time pondering took to stop is this move's (the clock runs since the command)
             budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
         self.last_budget = budget       # seconds the search of this move may take (tests read it)
-        self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
-                         early_stop_s=self.early_stop_window(clock, budget))
-        infos = self._infos(c)
-        move = self._override(c, infos, cleanup, allow_resign)
+        played = self.search
+        if cleanup and played is self._root_search:
+            # the clean-up phase (kgs-genmove_cleanup) takes out dead stones: moves the net,
+            # trained on games that ended before it, seldom ranks among its 20 best, so the
+            # rollouts-only tree, which opens every move, plays it
+            self._switch_search(self._tree_search)
+        try:
+            self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
+                             early_stop_s=self.early_stop_window(clock, budget))
+            infos = self._infos(c)
+            move = self._override(c, infos, cleanup, allow_resign)
+            used = self.search
+        finally:
+            self._switch_search(played)
         if emit is not None:
             emit(infos)
         took = time.perf_counter() - t0
@@ -453,11 +463,16 @@ class Engine:
         log.info("%s %s: winrate %.3f%s, %d playouts (%d root visits, %d nodes%s), %.2f of %.2f s",
                  "B" if c == 1 else "W", move, best["winrate"] if best else float("nan"),
                  f" (extra komi {extra:.1f})" if extra else "",
-                 self.search.playouts, self.search.root_visits, self.search.nodes,
-                 ", POOL FULL" if self.search.full else "", took, budget)
+                 used.playouts, used.root_visits, used.nodes,
+                 ", POOL FULL" if used.full else "", took, budget)
         return move
 
     # --- search ---
+    def _switch_search(self, search):
+        """Search with `search` from the next move on; it keeps no subtree of the other's."""
+        if search is not self.search:
+            self.search, self._tree_moves = search, None
+
     def _root(self, c):
         """The position to search (the board, with c to move) and reuse the old subtree."""
         b = self.board

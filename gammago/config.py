@@ -102,10 +102,10 @@ ROLLOUT_LIGHT_AFTER_LARGE = 10  # 19x19 self-play at 0.5 s a move (net-root, --n
                              # not significant) (BENCHMARKS "Net-root: the rollouts' light tail")
 ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
                              # (0.3 worse; docs/experiments/rollout-power.md)
-AUTO_NET_MIN_SIZE = 13       # --mode auto: net-root from this board size up, rollouts below
+AUTO_NET_MIN_SIZE = 9        # --mode auto: net-root from this board size up, rollouts below
                              # (net-root over rollouts at equal time: 19x19 +585 Elo, 13x13
-                             # +232, 9x9 +0; vs GNU Go on 9x9 60.0% against 71.5-75.5%;
-                             # BENCHMARKS "Net")
+                             # +232 with the first net; 9x9 +156 at 0.5 s with the GPU-trained
+                             # net, +0 with the first; BENCHMARKS "Net")
 DYNKOMI_STONE = 7.0          # --dynkomi linear: points a handicap stone is worth (Pachi's value)
 DYNKOMI_MOVES_19 = 200       # ... moves over which the extra komi shrinks to 0 on 19x19 (Pachi's);
                              # other sizes in proportion to the points (9x9: 45, 13x13: 94)

@@ -8,7 +8,8 @@ import pytest
 from gammago import net as _net
 from gammago.board import Board
 from gammago.clock import Clock
-from gammago.config import MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES, EngineConfig
+from gammago.config import (AUTO_NET_MIN_SIZE, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES,
+                            EngineConfig)
 from gammago.engine import Engine
 from gammago.gtp_process import GtpProcess
 from gammago.handicap import fixed_points
@@ -17,7 +18,10 @@ from engine_args import engine_config
 
 
 def engine(**kw):
+    """A 9x9 engine; UCT with rollouts unless a test names another mode (--mode auto, the
+    default, puts the net at the root from 9x9 up)."""
     kw.setdefault("playouts", 1000)
+    kw.setdefault("mode", "rollouts")
     e = Engine(EngineConfig(**kw))
     e.new_game(9, 7)
     return e
@@ -44,7 +48,7 @@ def test_config_from_command_line():
 
 
 def test_expand_visits_follow_the_board_size_unless_given():
-    e = engine(mode="rollouts")     # (--mode auto searches 13x13 and up with the net at the root)
+    e = engine(mode="rollouts")
     assert e.search.params["expand_visits"] == 8
     e.new_game(19, 7.5)
     assert e.search.params["expand_visits"] == 40
@@ -112,13 +116,14 @@ def test_a_new_game_gives_back_every_tree_of_the_last_one():
     if root is e._tree_search:
         pytest.skip("the shipped model did not load: no net-root search")
     assert root.nodes > 0 and e.budget.used_bytes > 0
-    e.new_game(9, 7.0)
+    small = AUTO_NET_MIN_SIZE - 1         # --mode auto plays rollouts only here
+    e.new_game(small, 7.0)
     assert e.search is e._tree_search and root.kids == [] and root.nodes == 0
     assert e.budget.used_bytes <= e.search.memory_of_chunks(1)
     e.genmove("b")
     used = e.budget.used_bytes
     assert used > 0
-    e.new_game(9, 7.0)
+    e.new_game(small, 7.0)
     assert e.budget.used_bytes <= min(used, e.search.memory_of_chunks(1))
     assert release_free_memory() in (True, False)
 
@@ -435,8 +440,13 @@ def test_passes_after_opponent_pass_when_winning_by_tromp_taylor():
     assert e.genmove("b") == "pass"
 
 
-def test_cleanup_captures_dead_stones_before_passing():
-    e = engine(playouts=1500)
+@pytest.mark.parametrize("mode", ["rollouts", "auto"])
+def test_cleanup_captures_dead_stones_before_passing(mode):
+    """kgs-genmove_cleanup takes out the dead stones, then passes; in net-root too (auto on 9x9),
+    where the moves that capture them are not among the net's best."""
+    if mode == "auto" and not os.path.exists(_net.DEFAULT_MODEL):
+        pytest.skip("shipped model missing")
+    e = engine(playouts=1500, mode=mode)
     e.set_komi(0.5)
     black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
     e.setup_stones(black, ["G7", "B8"])             # two dead white stones in Black's area

@@ -425,7 +425,7 @@ def test_auto_mode_uses_the_net_on_large_boards_only():
     from gammago import engine as E
     e = E.Engine(E.EngineConfig(playouts=200, net_children=4, seed=3))
     assert e.config.mode == "auto"
-    for size, mode in ((9, "rollouts"), (19, "net-root"), (C.AUTO_NET_MIN_SIZE, "net-root"),
+    for size, mode in ((7, "rollouts"), (19, "net-root"), (C.AUTO_NET_MIN_SIZE, "net-root"),
                        (C.AUTO_NET_MIN_SIZE - 1, "rollouts"), (19, "net-root")):
         e.new_game(size, 7.5)
         assert e.mode == mode

@@ -440,10 +440,12 @@ class Engine:
             budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
         self.last_budget = budget       # seconds the search of this move may take (tests read it)
         played = self.search
-        if cleanup and played is self._root_search:
-            # the clean-up phase (kgs-genmove_cleanup) takes out dead stones: moves the net,
-            # trained on games that ended before it, seldom ranks among its 20 best, so the
-            # rollouts-only tree, which opens every move, plays it
+        if (cleanup or self.board.passes) and played is self._root_search:
+            # after the opponent's pass, and in the clean-up phase (kgs-genmove_cleanup), dead
+            # stones may have to come off the board before the game ends (area scoring counts
+            # them as they stand): moves the net, trained on games that ended before that,
+            # seldom ranks among its 20 best, so the rollouts-only tree, which opens every
+            # move, plays them
             self._switch_search(self._tree_search)
         try:
             self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,

@@ -441,6 +441,30 @@ def test_passes_after_opponent_pass_when_winning_by_tromp_taylor():
 
 
 @pytest.mark.parametrize("mode", ["rollouts", "auto"])
+def test_after_a_pass_it_takes_dead_stones_off_when_the_score_needs_it(mode):
+    """After the opponent's pass, Black loses the area count as the board stands (komi 10.5
+    above it) and wins once the dead stone at B8 is off: it takes it before passing, in
+    net-root too, whose 20 root moves would not hold the capture (there it filled its own
+    area, D5 C5 D6, and passed)."""
+    if mode == "auto" and not os.path.exists(_net.DEFAULT_MODEL):
+        pytest.skip("shipped model missing")
+    e = engine(playouts=1500, mode=mode, resign=0)
+    black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
+    e.setup_stones(black, ["G7", "B8"])
+    e.set_komi(e.board.score() + e.board.komi + 10.5)
+    e.board.to_move = "w"
+    e.play("w", "pass")
+    moves = []
+    for _ in range(12):
+        moves.append(e.genmove("b"))
+        if moves[-1] == "pass":
+            break
+        e.play("w", "pass")
+    assert moves[-1] == "pass" and "B8" not in e.board.stones("w"), moves
+    assert e.board.score() > 0, moves
+
+
+@pytest.mark.parametrize("mode", ["rollouts", "auto"])
 def test_cleanup_captures_dead_stones_before_passing(mode):
     """kgs-genmove_cleanup takes out the dead stones, then passes; in net-root too (auto on 9x9),
     where the moves that capture them are not among the net's best."""

@@ -153,7 +153,7 @@ class Engine:
         new = self._root_search if want_net else self._tree_search
         if new is not self.search:
             log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
-        self.search = new
+        self._switch_search(new)
 
     # --- pondering ---
     def ponder_start(self):

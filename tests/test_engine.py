@@ -440,26 +440,42 @@ def test_passes_after_opponent_pass_when_winning_by_tromp_taylor():
     assert e.genmove("b") == "pass"
 
 
+DEAD_IN_BLACKS_AREA = ([f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"],
+                       ["G7", "B8"])
+
+
+def dead_stones_position(mode, **kw):
+    """9x9, White to move: Black owns the board, White's G7 and B8 are dead in it. mode "auto"
+    searches with the net at the root (skipped without the shipped model)."""
+    if mode == "auto" and not os.path.exists(_net.DEFAULT_MODEL):
+        pytest.skip("shipped model missing")
+    e = engine(playouts=1500, mode=mode, **kw)
+    e.setup_stones(*DEAD_IN_BLACKS_AREA)
+    e.board.to_move = "w"
+    return e
+
+
+def black_plays_until_it_passes(e, cleanup=False, limit=12):
+    """Black's genmoves, White passing after each, until Black passes or `limit` moves."""
+    moves = []
+    for _ in range(limit):
+        moves.append(e.genmove("b", cleanup=cleanup))
+        if moves[-1] == "pass":
+            break
+        e.play("w", "pass")
+    return moves
+
+
 @pytest.mark.parametrize("mode", ["rollouts", "auto"])
 def test_after_a_pass_it_takes_dead_stones_off_when_the_score_needs_it(mode):
     """After the opponent's pass, Black loses the area count as the board stands (komi 10.5
     above it) and wins once the dead stone at B8 is off: it takes it before passing, in
     net-root too, whose 20 root moves would not hold the capture (there it filled its own
     area, D5 C5 D6, and passed)."""
-    if mode == "auto" and not os.path.exists(_net.DEFAULT_MODEL):
-        pytest.skip("shipped model missing")
-    e = engine(playouts=1500, mode=mode, resign=0)
-    black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
-    e.setup_stones(black, ["G7", "B8"])
+    e = dead_stones_position(mode, resign=0)
     e.set_komi(e.board.score() + e.board.komi + 10.5)
-    e.board.to_move = "w"
     e.play("w", "pass")
-    moves = []
-    for _ in range(12):
-        moves.append(e.genmove("b"))
-        if moves[-1] == "pass":
-            break
-        e.play("w", "pass")
+    moves = black_plays_until_it_passes(e)
     assert moves[-1] == "pass" and "B8" not in e.board.stones("w"), moves
     assert e.board.score() > 0, moves
 
@@ -468,23 +484,12 @@ def test_after_a_pass_it_takes_dead_stones_off_when_the_score_needs_it(mode):
 def test_cleanup_captures_dead_stones_before_passing(mode):
     """kgs-genmove_cleanup takes out the dead stones, then passes; in net-root too (auto on 9x9),
     where the moves that capture them are not among the net's best."""
-    if mode == "auto" and not os.path.exists(_net.DEFAULT_MODEL):
-        pytest.skip("shipped model missing")
-    e = engine(playouts=1500, mode=mode)
+    e = dead_stones_position(mode)
     e.set_komi(0.5)
-    black = [f"E{r}" for r in range(1, 10)] + ["H5", "C3", "B7", "C8", "F7", "G6"]
-    e.setup_stones(black, ["G7", "B8"])             # two dead white stones in Black's area
-    e.board.to_move = "w"
     e.play("w", "pass")
     assert sorted(e.final_status_list("dead")) == ["B8", "G7"]
     assert e.final_score().startswith("B+")
-    moves = []
-    for _ in range(12):
-        m = e.genmove("b", cleanup=True)
-        moves.append(m)
-        if m == "pass":
-            break
-        e.play("w", "pass")
+    moves = black_plays_until_it_passes(e, cleanup=True)
     assert moves[-1] == "pass", moves
     assert e.board.stones("w") == []                # both captured before the pass
     assert e.board.score() > 0

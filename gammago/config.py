@@ -61,6 +61,9 @@ ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): n
                              # (BENCHMARKS "The tail's 2-liberty and capture rules")
 ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
                              # better with it, +35% instructions on 19x19 (same section)
+ROLLOUT_TAIL_GAMMAS = False  # the gamma tail (pyx/rollout.pyx, _gamma_tail): the tail's moves
+                             # after its capture or save drawn from the rollout gammas, in
+                             # place of the shapes (docs/experiments/gamma-tail.md)
 ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves refuse a lone
                              # stone's bad self-atari too (off from here up): 9x9 rollout mse
                              # -0.0085, Fuego's 9x9 files at 5,000 playouts +7.0 tests of 285
@@ -171,6 +174,8 @@ class EngineConfig:
                                    # (atari a 2-liberty string, extend an own one) before them
     rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
                                    # in atari anywhere before a random point
+    rollout_tail_gammas: bool = ROLLOUT_TAIL_GAMMAS  # the light tail draws its moves after the
+                                   # capture or save from the rollout gammas (the gamma tail)
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
@@ -303,6 +308,13 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
+        _on_off(g, "--rollout-tail-gammas", d.rollout_tail_gammas,
+                "the gamma tail: after its capture or save the light tail "
+                "(--rollout-light-after) draws its move from the rollout gammas, "
+                "exactly among the 8 neighbours of the last move (every feature "
+                "the rollouts weigh, distances included) against the rest of the "
+                "board, whose random points it accepts by their 3x3 and edge gammas; "
+                "it replaces the shapes (default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -539,7 +551,8 @@ def rollout_tail_for(size, cfg=None):
     lone = rollout_tail_lone_for(size) if cfg.rollout_tail_lone is None else cfg.rollout_tail_lone
     seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
-          "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki}
+          "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
+          "gammas": cfg.rollout_tail_gammas}
     return tail.rules(*(name for name, v in on.items() if v))
 
 

@@ -11,7 +11,10 @@ cdef enum:
     TAIL_CAPTURE = 4           # the capture of a string in atari anywhere
     TAIL_LONE = 8              # the random moves refuse a lone stone's bad self-atari too
     TAIL_SEKI = 16             # no random move permitted: pass (a seki stands), not any legal point
+    TAIL_GAMMAS = 32           # the gamma tail: answers and random points weighed by the rollout
+                               # gammas (pyx/rollout.pyx, _gamma_tail), in place of the shapes
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
+    TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 
 # the tail's move for b.to_move: capture the last move's string in atari, or save a string of
 # the mover that the last move put in atari; else (2lib) atari the last move's string when it
@@ -21,3 +24,9 @@ cdef enum:
 # 2+ stones (lone: nor of a lone stone); when ten draws find none, any legal non-eye point (seki:
 # one that is no bad self-atari of 2+ stones, or a pass); rules: the TAIL_* bits that are on
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil
+# its parts, for the gamma tail (pyx/rollout.pyx): the capture-or-save answer to the last move
+# (-1 when none); whether the empty point p is a random move the rules permit c; the move when
+# TAIL_TRIES random draws found none (any legal non-eye point, or with seki the scan or a pass)
+cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil
+cdef bint tail_random_ok(const board_t* b, int p, int c, int rules) noexcept nogil
+cdef int tail_last_resort(board_t* b, rng_t* r, int rules) noexcept nogil

@@ -15,7 +15,8 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
-from gammago.tail cimport tail_choose, TAIL_RULES_DEFAULT
+from gammago.tail cimport (tail_choose, tail_reply, tail_random_ok, tail_last_resort, TAIL_RULES_DEFAULT,
+                            TAIL_GAMMAS, TAIL_TRIES)
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -146,6 +147,30 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
             else:
                 g.fr1[adr][dr] = g.fm1[d]
                 g.fr2[adr][dr] = g.fm2[d]
+    _set_tail_weights(g, b)
+
+cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
+    """The gamma tail's tail_far and tail_ref (gamma_policy_t) for the board's geometry."""
+    cdef int p, q, i, adr, adc, npair = 0, npts = 0
+    cdef double pe = g.gamma[FB_PAT3 + g.pat3[0]]    # code 0: eight empty neighbours
+    cdef double s1 = 0, s2 = 0, se = 0
+    for p in range(b.npts):
+        if b.color[p] == BORDER:
+            continue
+        npts += 1
+        se += g.edge_g[p]
+        for q in range(b.npts):
+            if b.color[q] == BORDER:
+                continue
+            i = _dindex(g, p, q)
+            adr = i // MAX_SIZE
+            adc = i % MAX_SIZE
+            if adr + adc + (adr if adr > adc else adc) > 3:    # beyond the 8 neighbours
+                npair += 1
+                s1 += g.edge_g[p] * g.gd1[i]
+                s2 += g.gd2[i]
+    g.tail_ref = pe * se / npts if npts else 1.0
+    g.tail_far = pe * (s1 / npair) * (s2 / npair) if npair else 0.0
 
 # ---------------------------------------------------------------------------------------------
 # Dirty bookkeeping
@@ -792,6 +817,63 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     g.cache_nk = g.nk[c]
     g.cache_kostate = g.kostate[c]
 
+cdef inline bint _near8(const gamma_policy_t* g, int p, int q) noexcept nogil:
+    """p is q or one of its 8 neighbours."""
+    cdef int i = _dindex(g, p, q)
+    return i // MAX_SIZE <= 1 and i % MAX_SIZE <= 1
+
+cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
+    """The gamma tail's move for b.to_move (TAIL_GAMMAS): the rules tail's capture or save
+    (tail_reply) when there is one; else a move drawn from the gammas, exactly among the empty 8
+    neighbours of the last move (each with its full weight: _weight's features times the two
+    distance gammas) against a far mass of tail_far for every other empty point; a far move is
+    a uniform draw, no neighbour of the last move, that the rules permit (tail_random_ok),
+    accepted with probability
+    min(1, 3x3 gamma * edge gamma / tail_ref), TAIL_TRIES draws before the rules tail's last
+    resort. The stored weights are not kept (_gp_played starts over after a tail move); _weight
+    may list points on the L and K lists, which that start-over clears."""
+    cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
+    cdef int cand[8]
+    cdef double wl[8]
+    cdef double s = 0, x, u
+    p = tail_reply(b, r)
+    if p >= 0:
+        return p
+    if b.size != g.size or b.W != g.W:
+        _set_geometry(g, b)
+        _set_all_full(g)
+    if last != PASS:
+        for k in range(8):
+            q = last + b.off[k]
+            if b.color[q] != EMPTY:
+                continue
+            x = _weight(g, b, c, q)
+            if x <= 0:
+                continue
+            x *= g.gx1[DX_C + g.dpos[q] - g.dpos[last]]
+            if last2 != PASS:
+                x *= g.gx2[DX_C + g.dpos[q] - g.dpos[last2]]
+            cand[n] = q
+            wl[n] = x
+            s += x
+            n += 1
+    u = rng_unit(r) * (s + (b.nempty - n) * g.tail_far)
+    if u < s:
+        g.n_tail_local += 1
+        for i in range(n - 1):
+            u -= wl[i]
+            if u < 0:
+                return cand[i]
+        return cand[n - 1]
+    for i in range(TAIL_TRIES):
+        p = b.empty[rng_below(r, b.nempty)]
+        if (last != PASS and _near8(g, p, last)) or not tail_random_ok(b, p, c, g.tail):
+            continue            # a neighbour of the last move is drawn above, or not at all
+        x = _pat_gamma(g, b, p, c) * g.edge_g[p]
+        if x >= g.tail_ref or rng_unit(r) * g.tail_ref < x:
+            return p
+    return tail_last_resort(b, r, g.tail)
+
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int c = b.to_move, m
@@ -800,6 +882,8 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
         # it did not see chosen, and setboard does at the next playout)
         g.n_light += 1
         g.chosen = -1
+        if g.tail & TAIL_GAMMAS:
+            return _gamma_tail(g, b, r)
         return tail_choose(b, r, g.tail)
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
@@ -1059,6 +1143,12 @@ cdef class GammaPolicy:
         return self.g.tail
 
     @property
+    def tail_far(self):
+        """The gamma tail's weight of a point away from the last move, and its reference shape
+        weight (gamma_policy_t.tail_far, tail_ref), for the last board size seen (0 before)."""
+        return self.g.tail_far, self.g.tail_ref
+
+    @property
     def tail_rules(self):
         """The names of the light tail's rules that are on (gammago.tail.rule_names)."""
         return rule_names(self.g.tail)
@@ -1068,8 +1158,9 @@ cdef class GammaPolicy:
         """Counters since creation: choices, sampling attempts, weights recomputed, full
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
         that reused the cached start position's weights, nakade vital points played, moves
-        of the light tail (light_after)."""
-        return {"choose": self.g.n_choose, "light": self.g.n_light, "attempts": self.g.n_attempts,
+        of the light tail (light_after), gamma-tail moves among the last move's neighbours."""
+        return {"choose": self.g.n_choose, "light": self.g.n_light,
+                "tail_local": self.g.n_tail_local, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
                 "nakade": self.g.n_nakade}

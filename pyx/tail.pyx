@@ -10,9 +10,6 @@ from gammago.playout cimport light_choose
 from gammago.rng cimport rng_t, rng_below
 from gammago.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
 
-cdef enum:
-    TAIL_TRIES = 10  # random draws of the light tail before it takes any legal non-eye point
-
 # ---------------------------------------------------------------------------------------------
 # The light tail (gamma_policy_t.light_after): after a playout's first light_after moves the
 # gamma weights are no longer kept (their upkeep is most of a move's cost) and moves follow a
@@ -319,13 +316,22 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
         p = b.empty[rng_below(r, n)]
         if _random_ok(b, p, c, rules):
             return p
+    return tail_last_resort(b, r, rules)
+
+cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil:
+    return _tail_reply(b, r)
+
+cdef bint tail_random_ok(const board_t* b, int p, int c, int rules) noexcept nogil:
+    return _random_ok(b, p, c, rules)
+
+cdef int tail_last_resort(board_t* b, rng_t* r, int rules) noexcept nogil:
     if rules & TAIL_SEKI:
         return _random_scan(b, r)
     return light_choose(NULL, b, r)
 
 # the rules' names, as the command line and the tools give them
 RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
-         "seki": TAIL_SEKI}
+         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

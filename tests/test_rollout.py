@@ -593,6 +593,96 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     assert len(drawn) > 30
 
 
+# --- the gamma tail (tail rule "gammas") ------------------------------------------------------
+def _neighbours8(b, v):
+    """The points of the 8 neighbours of vertex v on b."""
+    col, row = "ABCDEFGHJKLMNOPQRST".index(v[0]), int(v[1:])
+    return [b.point("ABCDEFGHJKLMNOPQRST"[c] + str(r))
+            for c in range(col - 1, col + 2) for r in range(row - 1, row + 2)
+            if (c, r) != (col, row) and 0 <= c < b.size and 1 <= r <= b.size]
+
+
+GAMMA_TAIL_STONES = dict(black=["D6", "C4", "G3", "F7"], white=["E6", "E4", "C6", "G5"])
+
+
+def test_gamma_tail_draws_the_neighbours_of_the_last_move_in_the_gammas_proportions():
+    # Black's F6 next to White's E6 (three liberties left) and G5: nothing is in atari, so no
+    # capture or save answers it; among the 8 neighbours of F6 the gamma tail draws each in
+    # proportion to its weight in the exact gamma policy (every rollout feature, distances
+    # included: GammaPolicy.probabilities), with the shipped table and a random one
+    b = Board(9)
+    b.setup(**GAMMA_TAIL_STONES)
+    b.to_move = "b"
+    for table in (shipped_or_random(), random_table(3)):
+        after, drawn = _tail_draws(b, "F6", n=6000, table=table, tail_gammas=True)
+        near = [p for p in _neighbours8(after, "F6") if after.color_at(after.vertex(p)) == "."]
+        exact = rollout.GammaPolicy(table).probabilities(after)[near]
+        assert (exact > 0).all() and len(near) >= 5
+        counts = np.array([drawn.count(p) for p in near])
+        assert counts.sum() > 100                    # the local draws, against the rest
+        assert stats.chisquare(counts, exact / exact.sum() * counts.sum()).pvalue > 1e-3
+
+
+def test_gamma_tail_weighs_its_far_points_by_their_shape():
+    # the draws away from F6's neighbours: every legal non-eye point may come (nothing here is
+    # a self-atari), accepted in proportion to min(1, 3x3 gamma * edge gamma / reference)
+    b = Board(9)
+    b.setup(**GAMMA_TAIL_STONES)
+    b.to_move = "b"
+    table = shipped_or_random()
+    after, drawn = _tail_draws(b, "F6", n=8000, table=table, tail_gammas=True)
+    gp = rollout.GammaPolicy(table)
+    gp.evaluate(after, 1)                            # sets the size's tail weights
+    far_w, ref = gp.tail_far
+    assert far_w > 0 and ref > 0
+    near = set(_neighbours8(after, "F6"))
+    far = [after.point(v) for v in after.legal_moves(include_eyes=False)
+           if after.point(v) not in near]
+    names = F.GROUP_NAMES
+    def accept(p):
+        ids = F.move_ids(after, after.vertex(p))
+        return min(1.0, table[ids[names.index("pat3")]] * table[ids[names.index("edge")]] / ref)
+    a = np.array([accept(p) for p in far])
+    assert a.min() < 0.9 * a.max()                   # the shapes do differ
+    counts = np.array([drawn.count(p) for p in far])
+    assert counts.sum() + sum(drawn.count(p) for p in near) == len(drawn)
+    assert stats.chisquare(counts, a / a.sum() * counts.sum()).pvalue > 1e-3
+
+
+def test_gamma_tail_still_captures_and_saves():
+    # the answers of the rules tail come first, as in test_light_tail_answers_the_last_move
+    b = Board(9)
+    b.setup(black=["D5", "F5", "E6"], white=["A9"])
+    b.to_move = "w"
+    after, drawn = _tail_draws(b, "E5", n=200, tail_gammas=True)
+    assert set(drawn) == {after.point("E4")}
+    b = Board(9)
+    b.setup(black=["E5", "G5", "F6"], white=["D5", "F5", "D4", "E3"])
+    b.to_move = "w"
+    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=True)
+    assert set(drawn) == {after.point("F4")}
+
+
+def test_gamma_tail_playouts_end_legal_and_leave_the_next_playout_exact():
+    # full playouts with the gamma tail end, and the weights kept for the gamma moves of the
+    # next playout from the same start agree with a recomputation
+    table = shipped_or_random()
+    word = tail.rules("gammas", "lone", "seki")
+    for size in (9, 13):
+        b = random_position(size, 12, seed=size)
+        gp = rollout.GammaPolicy(table, light_after=3, tail=word)
+        for s in range(1, 6):
+            out, n = gp.playout(b, seed=s)
+            assert 0 < n < 3 * size * size
+            out.check()
+        b2 = b.copy()
+        gp.reset(b2)
+        for s in range(3):
+            gp.step(b2, gp.choose(b2, seed=s + 1))
+            gp.check(b2)
+        assert gp.stats["tail_local"] > 0
+
+
 def _selfatari_by_playing(b, v, c):
     """The move leaves its string one liberty and captures nothing (played on a copy)."""
     t = b.copy()

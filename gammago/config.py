@@ -312,8 +312,8 @@ class EngineConfig:
                 "the gamma tail: after its capture or save the light tail "
                 "(--rollout-light-after) draws its move from the rollout gammas, "
                 "exactly among the 8 neighbours of the last move (every feature "
-                "the rollouts weigh, distances included) against the rest of the "
-                "board, whose random points it accepts by their 3x3 and edge gammas; "
+                "the rollouts weigh, distances included) against a mass for the "
+                "rest of the board, where it takes a random point as without it; "
                 "it replaces the shapes (default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "

@@ -128,12 +128,10 @@ ctypedef struct gamma_policy_t:
     # around the last move, the 2-liberty rule, the capture of a string in atari anywhere, and
     # the random moves' refusal of a lone stone's bad self-atari
     int tail
-    # the gamma tail (TAIL_GAMMAS in tail): tail_far, the weight a point away from the last move
-    # is taken to have (the mean over the board's far pairs of edge, 3x3 and distance gammas, the
-    # 3x3 pattern an empty one); tail_ref, the shape weight (3x3 times edge gamma) at which a
-    # random point is always accepted (the empty pattern's times the mean edge gamma)
+    # the gamma tail (TAIL_GAMMAS in tail): the weight a point away from the last move is taken
+    # to have (the mean over the board's far pairs of edge, 3x3 and distance gammas, the 3x3
+    # pattern an empty one)
     double tail_far
-    double tail_ref
     int nplayed
     # statistics
     long n_nakade

@@ -150,15 +150,13 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
     _set_tail_weights(g, b)
 
 cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
-    """The gamma tail's tail_far and tail_ref (gamma_policy_t) for the board's geometry."""
-    cdef int p, q, i, adr, adc, npair = 0, npts = 0
+    """The gamma tail's tail_far (gamma_policy_t) for the board's geometry."""
+    cdef int p, q, i, adr, adc, npair = 0
     cdef double pe = g.gamma[FB_PAT3 + g.pat3[0]]    # code 0: eight empty neighbours
-    cdef double s1 = 0, s2 = 0, se = 0
+    cdef double s1 = 0, s2 = 0
     for p in range(b.npts):
         if b.color[p] == BORDER:
             continue
-        npts += 1
-        se += g.edge_g[p]
         for q in range(b.npts):
             if b.color[q] == BORDER:
                 continue
@@ -169,7 +167,6 @@ cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
                 npair += 1
                 s1 += g.edge_g[p] * g.gd1[i]
                 s2 += g.gd2[i]
-    g.tail_ref = pe * se / npts if npts else 1.0
     g.tail_far = pe * (s1 / npair) * (s2 / npair) if npair else 0.0
 
 # ---------------------------------------------------------------------------------------------
@@ -827,10 +824,10 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     (tail_reply) when there is one; else a move drawn from the gammas, exactly among the empty 8
     neighbours of the last move (each with its full weight: _weight's features times the two
     distance gammas) against a far mass of tail_far for every other empty point; a far move is
-    a uniform draw, no neighbour of the last move, that the rules permit (tail_random_ok),
-    accepted with probability
-    min(1, 3x3 gamma * edge gamma / tail_ref), TAIL_TRIES draws before the rules tail's last
-    resort. The stored weights are not kept (_gp_played starts over after a tail move); _weight
+    the rules tail's random move: a uniform draw, no neighbour of the last move, that the rules
+    permit (tail_random_ok), TAIL_TRIES draws before the rules tail's last resort (weighing the
+    far draws by their 3x3 and edge gammas as well lost at equal playouts:
+    docs/experiments/gamma-tail.md). The stored weights are not kept (_gp_played starts over after a tail move); _weight
     may list points on the L and K lists, which that start-over clears."""
     cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
     cdef int cand[8]
@@ -869,9 +866,7 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
         p = b.empty[rng_below(r, b.nempty)]
         if (last != PASS and _near8(g, p, last)) or not tail_random_ok(b, p, c, g.tail):
             continue            # a neighbour of the last move is drawn above, or not at all
-        x = _pat_gamma(g, b, p, c) * g.edge_g[p]
-        if x >= g.tail_ref or rng_unit(r) * g.tail_ref < x:
-            return p
+        return p
     return tail_last_resort(b, r, g.tail)
 
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
@@ -1144,9 +1139,9 @@ cdef class GammaPolicy:
 
     @property
     def tail_far(self):
-        """The gamma tail's weight of a point away from the last move, and its reference shape
-        weight (gamma_policy_t.tail_far, tail_ref), for the last board size seen (0 before)."""
-        return self.g.tail_far, self.g.tail_ref
+        """The gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far),
+        for the last board size seen (0 before)."""
+        return self.g.tail_far
 
     @property
     def tail_rules(self):

@@ -623,30 +623,36 @@ def test_gamma_tail_draws_the_neighbours_of_the_last_move_in_the_gammas_proporti
         assert stats.chisquare(counts, exact / exact.sum() * counts.sum()).pvalue > 1e-3
 
 
-def test_gamma_tail_weighs_its_far_points_by_their_shape():
-    # the draws away from F6's neighbours: every legal non-eye point may come (nothing here is
-    # a self-atari), accepted in proportion to min(1, 3x3 gamma * edge gamma / reference)
+def test_gamma_tail_draws_its_far_points_uniformly():
+    # the draws away from F6's neighbours: the rules tail's random move, every legal non-eye
+    # point equally often (nothing here is a self-atari); the neighbours get their share only
+    # through the gammas (the local draws), never from the far step
     b = Board(9)
     b.setup(**GAMMA_TAIL_STONES)
     b.to_move = "b"
     table = shipped_or_random()
     after, drawn = _tail_draws(b, "F6", n=8000, table=table, tail_gammas=True)
     gp = rollout.GammaPolicy(table)
-    gp.evaluate(after, 1)                            # sets the size's tail weights
-    far_w, ref = gp.tail_far
-    assert far_w > 0 and ref > 0
+    gp.evaluate(after, 1)                            # sets the size's tail weight
+    assert gp.tail_far > 0
     near = set(_neighbours8(after, "F6"))
     far = [after.point(v) for v in after.legal_moves(include_eyes=False)
            if after.point(v) not in near]
-    names = F.GROUP_NAMES
-    def accept(p):
-        ids = F.move_ids(after, after.vertex(p))
-        return min(1.0, table[ids[names.index("pat3")]] * table[ids[names.index("edge")]] / ref)
-    a = np.array([accept(p) for p in far])
-    assert a.min() < 0.9 * a.max()                   # the shapes do differ
     counts = np.array([drawn.count(p) for p in far])
     assert counts.sum() + sum(drawn.count(p) for p in near) == len(drawn)
-    assert stats.chisquare(counts, a / a.sum() * counts.sum()).pvalue > 1e-3
+    assert counts.sum() > 2000
+    assert stats.chisquare(counts).pvalue > 1e-3
+    # the split: the neighbours' weights (the product of their rollout features' gammas)
+    # against tail_far for each of the board's other empty points
+    names = F.GROUP_NAMES
+    groups = [names.index(g) for g in F.ROLLOUT_GROUPS]
+    legal = set(after.legal_moves(include_eyes=False))
+    cands = [after.vertex(p) for p in near if after.vertex(p) in legal]
+    s_local = sum(np.prod([table[F.move_ids(after, v)[g]] for g in groups]) for v in cands)
+    nempty = sum(after.color_at(c + str(r)) == "." for c in "ABCDEFGHJ" for r in range(1, 10))
+    share = s_local / (s_local + (nempty - len(cands)) * gp.tail_far)
+    local = len(drawn) - counts.sum()
+    assert stats.binomtest(int(local), len(drawn), share).pvalue > 1e-3
 
 
 def test_gamma_tail_still_captures_and_saves():

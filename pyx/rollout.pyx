@@ -827,8 +827,9 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     the rules tail's random move: a uniform draw, no neighbour of the last move, that the rules
     permit (tail_random_ok), TAIL_TRIES draws before the rules tail's last resort (weighing the
     far draws by their 3x3 and edge gammas as well lost at equal playouts:
-    docs/experiments/gamma-tail.md). The stored weights are not kept (_gp_played starts over after a tail move); _weight
-    may list points on the L and K lists, which that start-over clears."""
+    docs/experiments/gamma-tail.md). The stored weights are not kept (_gp_played starts over
+    after a tail move); _weight may list points on the L and K lists, which that start-over
+    clears."""
     cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
     cdef int cand[8]
     cdef double wl[8]
@@ -854,6 +855,8 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
             wl[n] = x
             s += x
             n += 1
+    if b.nempty == 0:
+        return PASS
     u = rng_unit(r) * (s + (b.nempty - n) * g.tail_far)
     if u < s:
         g.n_tail_local += 1

@@ -150,6 +150,11 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
+# the gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far) for the
+# gamma table `gamma` and b's size: the empty 3x3 pattern's gamma times the means, over the
+# pairs of board points that are not neighbours, of edge times distance-1 gamma and of the
+# distance-2 gamma
+cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil
 # fill the policy seam with g (g stays owned by the caller)
 cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil
 # for tree.pxd's rollout_maker_t: arg is the gamma table (const double*); make allocates a

@@ -8,7 +8,8 @@ Practice", 2010) fits the log-gammas theta of the rollout features to minimise
     sum over training positions s of (V*(s) - V_theta(s))^2
 
 where V_theta(s) is the playouts' mean result for Black (gammas to the end, or with
-`--light-after N` N gamma moves and then the light tail, whose moves carry no gradient) and V*(s)
+`--light-after N` N gamma moves and then the light tail, whose moves carry no gradient, or with
+`--tail-gammas` the gamma tail, whose choices among the last move's neighbours do) and V*(s)
 a better estimate of the position's value. For each position, M playouts give V_hat, N others
 the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
@@ -62,6 +63,10 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="balance rollouts that play N gamma moves and then the light tail (as "
                         "--rollout-light-after N; the tail's moves carry no gradient); 0: the "
                         "gammas to the end (default: %(default)s)")
+    p.add_argument("--tail-gammas", action="store_true",
+                   help="with --light-after N: balance rollouts whose tail is the gamma tail "
+                        "(--rollout-tail-gammas on), whose choices among the last move's "
+                        "neighbours carry the gradient too")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
@@ -213,11 +218,21 @@ def load_or_label(path, games, positions, size, playouts, threads, seed):
 
 
 # --- training -----------------------------------------------------------------------------
-def evaluate(boards, table, playouts, threads, seed, light_after=0):
+def tail_word(size, gammas):
+    """The light tail's rules word of the balancing playouts: the engine's default for the
+    board size, with the gamma tail when `gammas`."""
+    from gammago import tail
+    from gammago.config import rollout_tail_for
+    word = rollout_tail_for(size)
+    return word | tail.RULES["gammas"] if gammas else word
+
+
+def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None):
     from gammago import balance
     with ThreadPoolExecutor(max_workers=threads) as ex:
         return np.array(list(ex.map(
-            lambda kb: balance.value(kb[1], table, playouts, seed + kb[0], light_after),
+            lambda kb: balance.value(kb[1], table, playouts, seed + kb[0], light_after,
+                                     tail=tail),
             enumerate(boards))))
 
 
@@ -239,8 +254,9 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
         theta[param[i]] = math.log(base[i])
     table = table_from(theta, param, base)
     history = []
+    word = tail_word(args.size, getattr(args, "tail_gammas", False))
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                 args.light_after)
+                 args.light_after, word)
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
     history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true})
     log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f})")
@@ -258,9 +274,10 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             def one(k):
                 b = train_boards[k]
                 sd = seed + 2 * int(k) + epoch * 7_919_993
-                vhat = balance.value(b, table, args.value_playouts, sd, args.light_after)
+                vhat = balance.value(b, table, args.value_playouts, sd, args.light_after,
+                                     tail=word)
                 g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1,
-                                        args.light_after)
+                                        args.light_after, tail=word)
                 return vhat, g
 
             with ThreadPoolExecutor(max_workers=args.threads) as ex:
@@ -276,7 +293,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             bar.update(len(batch))
         bar.close()
         v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                     args.light_after)
+                     args.light_after, word)
         mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
         history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
                         "train_mse": float(np.mean(sq))})
@@ -328,6 +345,10 @@ def main(args):
     if args.light_after < 0:
         print("train-balance: --light-after must be >= 0", file=sys.stderr)
         return 2
+    if args.tail_gammas and args.light_after == 0:
+        print("train-balance: --tail-gammas needs --light-after N > 0 (the gamma moves before "
+              "the tail)", file=sys.stderr)
+        return 2
     if not 0 < args.holdout < 1:
         print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
         return 2
@@ -375,7 +396,8 @@ def main(args):
         "simulation balancing (gammago train-balance): the rollouts' table as it is "
         "(use with --rollout-gammas)" + (
             f", for {args.light_after} gamma moves and the light tail (--rollout-light-after "
-            f"{args.light_after})" if args.light_after else ", gammas to the end "
+            f"{args.light_after}" + (" --rollout-tail-gammas on" if args.tail_gammas else "") +
+            ")" if args.light_after else ", gammas to the end "
             "(--rollout-light-after 0)"),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",

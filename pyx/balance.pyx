@@ -22,29 +22,108 @@ from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
 import numpy as np
 
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
-                            board_score, PASS, MAX_PTS)
+                            board_score, PASS, EMPTY, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport tail_choose
+from gammago.tail cimport (tail_choose, tail_reply, tail_random_ok, tail_last_resort,
+                           TAIL_GAMMAS, TAIL_TRIES)
 from gammago.tail import rule_names
+from gammago.rollout cimport gamma_tail_far
+from gammago.rng cimport rng_below
+
+
+cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
+                            uint8_t* mark, int32_t* touched, int* ntouched) noexcept nogil:
+    """Add x to the trace entry of every trained parameter among the move's features f."""
+    cdef int g, pid
+    for g in range(NGROUPS):
+        pid = param[f[g]]
+        if pid >= 0:
+            if not mark[pid]:
+                mark[pid] = 1
+                touched[ntouched[0]] = pid
+                ntouched[0] += 1
+            trace[pid] += x
+
+
+cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_t* r, int tail,
+                     double tail_far, double* trace, uint8_t* mark, int32_t* touched,
+                     int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
+    """The gamma tail's move (pyx/rollout.pyx, _gamma_tail: the rules tail's answer, else the
+    last move's 8 neighbours by their weights against tail_far for each other empty point, a far
+    move the rules tail's random move), adding d log pi / d theta of a gamma choice into trace.
+    The far mass is taken as a constant: its own dependence on the gammas (the empty 3x3
+    pattern, edge and distance gammas through tail_far) is left out of the gradient."""
+    cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p, W = b.W, dr, dc
+    cdef double s = 0, total, u
+    p = tail_reply(b, r)
+    if p >= 0:
+        return p
+    if last != PASS:
+        for k in range(8):
+            q = last + b.off[k]
+            if b.color[q] != EMPTY or not board_is_legal(b, q, c) or board_is_eye(b, q, c):
+                continue
+            rollout_features(b, q, c, ids + n * NGROUPS)
+            w[n] = team_gamma(gamma, ids + n * NGROUPS)
+            if w[n] > 0:
+                s += w[n]
+                pts[n] = <int16_t>q
+                n += 1
+    if b.nempty == 0:
+        return PASS
+    total = s + (b.nempty - n) * tail_far
+    u = rng_unit(r) * total
+    k = -1
+    if u < s:
+        k = n - 1
+        for j in range(n):
+            u -= w[j]
+            if u < 0:
+                k = j
+                break
+    if trace != NULL and n > 0:
+        for j in range(n):
+            _trace_add(ids + j * NGROUPS, param, -w[j] / total, trace, mark, touched, ntouched)
+        if k >= 0:
+            _trace_add(ids + k * NGROUPS, param, 1.0, trace, mark, touched, ntouched)
+    if k >= 0:
+        return pts[k]
+    for j in range(TAIL_TRIES):
+        p = b.empty[rng_below(r, b.nempty)]
+        if last != PASS:
+            dr = p // W - last // W
+            dc = p % W - last % W
+            if -1 <= dr <= 1 and -1 <= dc <= 1:
+                continue            # a neighbour of the last move comes from the gammas alone
+        if tail_random_ok(b, p, c, tail):
+            return p
+    return tail_last_resort(b, r, tail)
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
-                     int light_after, int tail, double* trace, uint8_t* mark, int32_t* touched,
-                     int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
+                     int light_after, int tail, double tail_far, double* trace, uint8_t* mark,
+                     int32_t* touched, int* ntouched, double* w, int32_t* ids,
+                     int16_t* pts) noexcept nogil:
     """Play b out with the gammas, adding every move's d log pi / d theta into trace (only the
     parameters marked in mark / listed in touched are non-zero; trace NULL: no gradient).
     light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with the rules
-    of the rules word `tail`, as the engine's rollouts do), and those
-    moves add nothing to the trace: they do not depend on the gammas. Returns Black's result:
-    1 a win, 0.5 a jigo, 0 a loss."""
+    of the rules word `tail`, as the engine's rollouts do); its moves add nothing to the trace,
+    they do not depend on the gammas, except with the gamma tail (TAIL_GAMMAS in tail;
+    _gamma_tail, whose far mass is tail_far), whose choices among the last move's neighbours
+    do. Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p, pid, g
     cdef double total, u, s, pj
     cdef int32_t* f
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move
         if light_after > 0 and nmoves >= light_after:
-            board_play(b, tail_choose(b, r, tail), c)
+            if tail & TAIL_GAMMAS:
+                p = _gamma_tail(b, gamma, param, r, tail, tail_far, trace, mark, touched,
+                                ntouched, w, ids, pts)
+            else:
+                p = tail_choose(b, r, tail)
+            board_play(b, p, c)
             nmoves += 1
             continue
         n = 0
@@ -77,21 +156,8 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
             continue
         # phi(a) - sum_b pi(b) phi(b), into the trace
         for j in range(n):
-            pj = w[j] / total
-            f = ids + j * NGROUPS
-            for g in range(NGROUPS):
-                pid = param[f[g]]
-                if pid >= 0:
-                    if not mark[pid]:
-                        mark[pid] = 1
-                        touched[ntouched[0]] = pid
-                        ntouched[0] += 1
-                    trace[pid] -= pj
-        f = ids + k * NGROUPS
-        for g in range(NGROUPS):
-            pid = param[f[g]]
-            if pid >= 0:
-                trace[pid] += 1.0
+            _trace_add(ids + j * NGROUPS, param, -w[j] / total, trace, mark, touched, ntouched)
+        _trace_add(ids + k * NGROUPS, param, 1.0, trace, mark, touched, ntouched)
         board_play(b, pts[k], c)
         nmoves += 1
     s = board_score(b)
@@ -140,6 +206,7 @@ def gradient(Board board not None, const double[::1] gammas not None,
     cdef double z, zsum = 0, base = baseline
     cdef rng_t r
     cdef int rules = _tail(board, tail)
+    cdef double far = gamma_tail_far(gp, board.b) if rules & TAIL_GAMMAS else 0.0
     try:
         if not (b and trace and mark and touched and w and ids and pts):
             raise MemoryError()
@@ -150,8 +217,8 @@ def gradient(Board board not None, const double[::1] gammas not None,
             for i in range(n):
                 board_copy(b, board.b)
                 ntouched = 0
-                z = _playout(b, gp, pp, &r, light_after, rules, trace, mark, touched, &ntouched,
-                             w, ids, pts)
+                z = _playout(b, gp, pp, &r, light_after, rules, far, trace, mark, touched,
+                             &ntouched, w, ids, pts)
                 zsum += z
                 for t in range(ntouched):
                     pid = touched[t]
@@ -189,6 +256,7 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
     cdef double zsum = 0
     cdef rng_t r
     cdef int rules = _tail(board, tail)
+    cdef double far = gamma_tail_far(gp, board.b) if rules & TAIL_GAMMAS else 0.0
     try:
         if not (b and w and ids and pts):
             raise MemoryError()
@@ -196,8 +264,8 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
         with nogil:
             for i in range(n):
                 board_copy(b, board.b)
-                zsum += _playout(b, gp, NULL, &r, light_after, rules, NULL, NULL, NULL, NULL, w,
-                                 ids, pts)
+                zsum += _playout(b, gp, NULL, &r, light_after, rules, far, NULL, NULL, NULL,
+                                 NULL, w, ids, pts)
     finally:
         free(b)
         free(w)

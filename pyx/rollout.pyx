@@ -151,8 +151,13 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
 
 cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
     """The gamma tail's tail_far (gamma_policy_t) for the board's geometry."""
-    cdef int p, q, i, adr, adc, npair = 0
-    cdef double pe = g.gamma[FB_PAT3 + g.pat3[0]]    # code 0: eight empty neighbours
+    g.tail_far = gamma_tail_far(g.gamma, b)
+
+cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil:
+    cdef int p, q, npair = 0
+    cdef int W = b.W
+    cdef int adr, adc
+    cdef double pe = gamma[FB_PAT3 + pat3_table()[0]]    # code 0: eight empty neighbours
     cdef double s1 = 0, s2 = 0
     for p in range(b.npts):
         if b.color[p] == BORDER:
@@ -160,14 +165,15 @@ cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
         for q in range(b.npts):
             if b.color[q] == BORDER:
                 continue
-            i = _dindex(g, p, q)
-            adr = i // MAX_SIZE
-            adc = i % MAX_SIZE
-            if adr + adc + (adr if adr > adc else adc) > 3:    # beyond the 8 neighbours
+            adr = p // W - q // W
+            adc = p % W - q % W
+            adr = -adr if adr < 0 else adr
+            adc = -adc if adc < 0 else adc
+            if adr > 1 or adc > 1:                       # beyond the 8 neighbours
                 npair += 1
-                s1 += g.edge_g[p] * g.gd1[i]
-                s2 += g.gd2[i]
-    g.tail_far = pe * (s1 / npair) * (s2 / npair) if npair else 0.0
+                s1 += gamma[feat_edge(b, p)] * gamma[feat_dist(b, p, q, FB_DIST1)]
+                s2 += gamma[feat_dist(b, p, q, FB_DIST2)]
+    return pe * (s1 / npair) * (s2 / npair) if npair else 0.0
 
 # ---------------------------------------------------------------------------------------------
 # Dirty bookkeeping

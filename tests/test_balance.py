@@ -32,17 +32,19 @@ def _position(size, moves):
     return b
 
 
-@pytest.mark.parametrize("light_after", [0, 5])
-def test_value_is_the_rollouts_policy(light_after):
+@pytest.mark.parametrize("light_after, rules", [(0, ("shapes", "lone")), (5, ("shapes", "lone")),
+                                                (3, ("gammas", "lone"))])
+def test_value_is_the_rollouts_policy(light_after, rules):
     """balance.value samples as the gamma rollouts do (the gammas to the end, or light_after
-    moves and then the light tail with its shapes and, below 13x13, the lone-stone rule): Black's
-    win rate agrees with GammaPolicy.evaluate within the noise of 20,000 playouts each, and not
-    with a table that prefers other moves."""
+    moves and then the light tail: with its shapes and the lone-stone rule, or the gamma tail):
+    Black's win rate agrees with GammaPolicy.evaluate within the noise of 20,000 playouts each,
+    and not with a table that prefers other moves."""
     t = _table(7)
     b = _position(7, ["D4", "C3", "E3", "C5"])
     n = 20000
-    ours = balance.value(b, t, n, 1, light_after)
-    theirs = GammaPolicy(t, light_after=light_after, tail=tail.rules("shapes", "lone")).evaluate(
+    word = tail.rules(*rules)
+    ours = balance.value(b, t, n, 1, light_after, tail=word)
+    theirs = GammaPolicy(t, light_after=light_after, tail=word).evaluate(
         b, n, 2)["black_winrate"]
     se = np.sqrt(0.25 / n) * np.sqrt(2)
     assert abs(ours - theirs) < 4 * se
@@ -96,6 +98,41 @@ def test_gradient_matches_finite_differences():
         vals.append(balance.value(b, table_from(th, param, base), 100000, 13 + sgn))
     fd = (vals[0] - vals[1]) / (2 * eps)
     # SE of fd: sqrt(2 * 0.25 / 100000) / 0.6 ~ 0.0037; of g (20,000 playouts) ~ 0.007
+    assert abs(fd - g[k]) < 0.025, (F.level_name(int(np.nonzero(param == k)[0][0])), g[k], fd)
+    assert np.sign(fd) == np.sign(g[k])
+
+
+def test_gamma_tail_gradient_matches_finite_differences():
+    """With 2 gamma moves and then the gamma tail, the gradient (the tail's choices among the
+    last move's neighbours included) agrees with a central finite difference on the steepest
+    parameter that the tail's far mass does not depend on (the gradient leaves that dependence
+    out: the distance and edge groups and the empty 3x3 pattern)."""
+    base = _table(5)
+    listed = G.load_rollout_default(5).listed
+    param, nparams = param_map(listed)
+    theta = np.zeros(nparams)
+    for i in np.nonzero(param >= 0)[0]:
+        theta[param[i]] = np.log(base[i])
+    word = tail.rules("gammas", "lone")
+    b = _position(5, ["C3", "B2", "D2", "C2"])
+    t = table_from(theta, param, base)
+    v = balance.value(b, t, 20000, 7, 2, tail=word)
+    g, z = balance.gradient(b, t, param, nparams, 20000, v, 11, 2, tail=word)
+    assert abs(z - v) < 0.02
+    names = F.GROUP_NAMES
+    skip = {param[i] for i in range(F.N_FEATURES) if param[i] >= 0 and (
+        names[np.searchsorted(F.GROUP_BASES, i, side="right") - 1] in ("dist1", "dist2", "edge")
+        or i == F.GROUP_BASES[names.index("pat3")] + F.pat3_id(0))}
+    order = [k for k in np.argsort(-np.abs(g)) if k not in skip]
+    k = int(order[0])
+    assert abs(g[k]) > 0.02
+    eps = 0.3
+    vals = []
+    for sgn in (1, -1):
+        th = theta.copy()
+        th[k] += sgn * eps
+        vals.append(balance.value(b, table_from(th, param, base), 100000, 13 + sgn, 2, tail=word))
+    fd = (vals[0] - vals[1]) / (2 * eps)
     assert abs(fd - g[k]) < 0.025, (F.level_name(int(np.nonzero(param == k)[0][0])), g[k], fd)
     assert np.sign(fd) == np.sign(g[k])
 
@@ -174,11 +211,18 @@ def test_train_balance_end_to_end(tmp_path):
     e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("resign", "pass")
+    # balanced for the gamma tail: the file says so
+    r3 = _run(args + ["--light-after", "3", "--tail-gammas"])
+    assert r3.returncode == 0, r3.stderr
+    assert any("--rollout-light-after 3 --rollout-tail-gammas on" in c
+               for c in G.load(out).comments)
 
 
 def test_train_balance_refuses_bad_input(tmp_path):
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--size", "13"])
     assert r.returncode == 2 and "usable 13x13 games" in r.stderr
+    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--tail-gammas"])
+    assert r.returncode == 2 and "--tail-gammas needs --light-after" in r.stderr
     bad = tmp_path / "bad.gamma"
     bad.write_text("not a gamma file\n")
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--base", str(bad)])

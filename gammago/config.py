@@ -314,7 +314,8 @@ class EngineConfig:
                 "exactly among the 8 neighbours of the last move (every feature "
                 "the rollouts weigh, distances included) against a mass for the "
                 "rest of the board, where it takes a random point as without it; "
-                "it replaces the shapes (default: %(default)s)")
+                "it replaces the shapes, the 2-liberty and the capture rules "
+                "(default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "

@@ -11,8 +11,10 @@ cdef enum:
     TAIL_CAPTURE = 4           # the capture of a string in atari anywhere
     TAIL_LONE = 8              # the random moves refuse a lone stone's bad self-atari too
     TAIL_SEKI = 16             # no random move permitted: pass (a seki stands), not any legal point
-    TAIL_GAMMAS = 32           # the gamma tail: answers and random points weighed by the rollout
-                               # gammas (pyx/rollout.pyx, _gamma_tail), in place of the shapes
+    TAIL_GAMMAS = 32           # the gamma tail (pyx/rollout.pyx, _gamma_tail; where the gammas
+                               # are at hand): after the answer to the last move, its neighbours
+                               # weighed by the rollout gammas, in place of the shapes, 2lib and
+                               # capture rules (tail_choose itself does not read this bit)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 

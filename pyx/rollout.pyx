@@ -147,10 +147,6 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
             else:
                 g.fr1[adr][dr] = g.fm1[d]
                 g.fr2[adr][dr] = g.fm2[d]
-    _set_tail_weights(g, b)
-
-cdef void _set_tail_weights(gamma_policy_t* g, const board_t* b) noexcept nogil:
-    """The gamma tail's tail_far (gamma_policy_t) for the board's geometry."""
     g.tail_far = gamma_tail_far(g.gamma, b)
 
 cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil:

@@ -26,9 +26,9 @@ cdef enum:
 # 2+ stones (lone: nor of a lone stone); when ten draws find none, any legal non-eye point (seki:
 # one that is no bad self-atari of 2+ stones, or a pass); rules: the TAIL_* bits that are on
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil
-# its parts, for the gamma tail (pyx/rollout.pyx): the capture-or-save answer to the last move
-# (-1 when none); whether the empty point p is a random move the rules permit c; the move when
-# TAIL_TRIES random draws found none (any legal non-eye point, or with seki the scan or a pass)
+# its parts, for the gamma tail (pyx/rollout.pyx, pyx/balance.pyx): the capture-or-save answer
+# to the last move (-1 when none); the random move: TAIL_TRIES uniform draws of an empty point
+# the rules permit that is neither `avoid` nor one of its 8 neighbours (avoid PASS: any), then
+# any legal non-eye point (with seki the scan or a pass); PASS when no point is empty
 cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil
-cdef bint tail_random_ok(const board_t* b, int p, int c, int rules) noexcept nogil
-cdef int tail_last_resort(board_t* b, rng_t* r, int rules) noexcept nogil
+cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil

@@ -254,7 +254,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
         theta[param[i]] = math.log(base[i])
     table = table_from(theta, param, base)
     history = []
-    word = tail_word(args.size, getattr(args, "tail_gammas", False))
+    word = tail_word(args.size, args.tail_gammas)
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
                  args.light_after, word)
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)

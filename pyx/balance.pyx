@@ -25,11 +25,9 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, EMPTY, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport (tail_choose, tail_reply, tail_random_ok, tail_last_resort,
-                           TAIL_GAMMAS, TAIL_TRIES)
+from gammago.tail cimport tail_choose, tail_reply, tail_random, TAIL_GAMMAS
 from gammago.tail import rule_names
 from gammago.rollout cimport gamma_tail_far
-from gammago.rng cimport rng_below
 
 
 cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
@@ -51,10 +49,10 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
                      int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
     """The gamma tail's move (pyx/rollout.pyx, _gamma_tail: the rules tail's answer, else the
     last move's 8 neighbours by their weights against tail_far for each other empty point, a far
-    move the rules tail's random move), adding d log pi / d theta of a gamma choice into trace.
+    move the rules tail's random move away from them), adding d log pi / d theta of a gamma choice into trace.
     The far mass is taken as a constant: its own dependence on the gammas (the empty 3x3
     pattern, edge and distance gammas through tail_far) is left out of the gradient."""
-    cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p, W = b.W, dr, dc
+    cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p
     cdef double s = 0, total, u
     p = tail_reply(b, r)
     if p >= 0:
@@ -89,16 +87,7 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
             _trace_add(ids + k * NGROUPS, param, 1.0, trace, mark, touched, ntouched)
     if k >= 0:
         return pts[k]
-    for j in range(TAIL_TRIES):
-        p = b.empty[rng_below(r, b.nempty)]
-        if last != PASS:
-            dr = p // W - last // W
-            dc = p % W - last % W
-            if -1 <= dr <= 1 and -1 <= dc <= 1:
-                continue            # a neighbour of the last move comes from the gammas alone
-        if tail_random_ok(b, p, c, tail):
-            return p
-    return tail_last_resort(b, r, tail)
+    return tail_random(b, r, tail, last)    # a neighbour of the last move comes from above alone
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
@@ -112,8 +101,8 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     they do not depend on the gammas, except with the gamma tail (TAIL_GAMMAS in tail;
     _gamma_tail, whose far mass is tail_far), whose choices among the last move's neighbours
     do. Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
-    cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p, pid, g
-    cdef double total, u, s, pj
+    cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p
+    cdef double total, u, s
     cdef int32_t* f
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move

@@ -15,8 +15,7 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
-from gammago.tail cimport (tail_choose, tail_reply, tail_random_ok, tail_last_resort, TAIL_RULES_DEFAULT,
-                            TAIL_GAMMAS, TAIL_TRIES)
+from gammago.tail cimport tail_choose, tail_reply, tail_random, TAIL_RULES_DEFAULT, TAIL_GAMMAS
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -816,18 +815,12 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     g.cache_nk = g.nk[c]
     g.cache_kostate = g.kostate[c]
 
-cdef inline bint _near8(const gamma_policy_t* g, int p, int q) noexcept nogil:
-    """p is q or one of its 8 neighbours."""
-    cdef int i = _dindex(g, p, q)
-    return i // MAX_SIZE <= 1 and i % MAX_SIZE <= 1
-
 cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     """The gamma tail's move for b.to_move (TAIL_GAMMAS): the rules tail's capture or save
     (tail_reply) when there is one; else a move drawn from the gammas, exactly among the empty 8
     neighbours of the last move (each with its full weight: _weight's features times the two
     distance gammas) against a far mass of tail_far for every other empty point; a far move is
-    the rules tail's random move: a uniform draw, no neighbour of the last move, that the rules
-    permit (tail_random_ok), TAIL_TRIES draws before the rules tail's last resort (weighing the
+    the rules tail's random move, no neighbour of the last move (tail_random; weighing the
     far draws by their 3x3 and edge gammas as well lost at equal playouts:
     docs/experiments/gamma-tail.md). The stored weights are not kept (_gp_played starts over
     after a tail move); _weight may list points on the L and K lists, which that start-over
@@ -867,12 +860,7 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
             if u < 0:
                 return cand[i]
         return cand[n - 1]
-    for i in range(TAIL_TRIES):
-        p = b.empty[rng_below(r, b.nempty)]
-        if (last != PASS and _near8(g, p, last)) or not tail_random_ok(b, p, c, g.tail):
-            continue            # a neighbour of the last move is drawn above, or not at all
-        return p
-    return tail_last_resort(b, r, g.tail)
+    return tail_random(b, r, g.tail, last)  # a neighbour of the last move comes from above alone
 
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx

@@ -294,8 +294,7 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
     around the last move; TAIL_CAPTURE: then capture any string in atari; TAIL_LONE: a random
     move may not be a bad self-atari of a lone stone either; TAIL_SEKI: when the random draws
     find no move, pass rather than break a seki)."""
-    cdef int c = b.to_move, i, p, n = b.nempty
-    p = _tail_reply(b, r)
+    cdef int p = _tail_reply(b, r)
     if p >= 0:
         return p
     if rules & TAIL_2LIB:
@@ -310,21 +309,24 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
         p = _tail_capture(b, r)
         if p >= 0:
             return p
-    if n == 0:
-        return PASS
-    for i in range(TAIL_TRIES):
-        p = b.empty[rng_below(r, n)]
-        if _random_ok(b, p, c, rules):
-            return p
-    return tail_last_resort(b, r, rules)
+    return tail_random(b, r, rules, PASS)
 
 cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil:
     return _tail_reply(b, r)
 
-cdef bint tail_random_ok(const board_t* b, int p, int c, int rules) noexcept nogil:
-    return _random_ok(b, p, c, rules)
-
-cdef int tail_last_resort(board_t* b, rng_t* r, int rules) noexcept nogil:
+cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil:
+    cdef int c = b.to_move, i, p, n = b.nempty, W = b.W, dr, dc
+    if n == 0:
+        return PASS
+    for i in range(TAIL_TRIES):
+        p = b.empty[rng_below(r, n)]
+        if avoid != PASS:
+            dr = p // W - avoid // W
+            dc = p % W - avoid % W
+            if -1 <= dr <= 1 and -1 <= dc <= 1:
+                continue
+        if _random_ok(b, p, c, rules):
+            return p
     if rules & TAIL_SEKI:
         return _random_scan(b, r)
     return light_choose(NULL, b, r)

@@ -472,25 +472,27 @@ def _tail_draws(b, last, n=3000, table=None, **on):
     return b, drawn
 
 
-def test_light_tail_answers_the_last_move():
+@pytest.mark.parametrize("gammas", [False, True])
+def test_light_tail_answers_the_last_move(gammas):
+    # the rules tail and the gamma tail alike (their answers come first):
     # White's last move E5 is a stone in atari: the tail captures it at E4, every time
     b = Board(9)
     b.setup(black=["D5", "F5", "E6"], white=["A9"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E5", n=200)
+    after, drawn = _tail_draws(b, "E5", n=200, tail_gammas=gammas)
     assert set(drawn) == {after.point("E4")}
     # White's last move E6 puts Black's E5 in atari: the tail extends at E4 (three liberties)
     # or captures White's F5 (in atari next to E5) at F4, one of the two each time
     b = Board(9)
     b.setup(black=["E5", "G5", "F6"], white=["D5", "F5"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E6", n=200)
+    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=gammas)
     assert set(drawn) == {after.point("E4"), after.point("F4")}
     # ... but not at E4 when that leaves two stones in atari: then only the capture
     b = Board(9)
     b.setup(black=["E5", "G5", "F6"], white=["D5", "F5", "D4", "E3"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E6", n=200)
+    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=gammas)
     assert set(drawn) == {after.point("F4")}
 
 
@@ -653,20 +655,6 @@ def test_gamma_tail_draws_its_far_points_uniformly():
     share = s_local / (s_local + (nempty - len(cands)) * gp.tail_far)
     local = len(drawn) - counts.sum()
     assert stats.binomtest(int(local), len(drawn), share).pvalue > 1e-3
-
-
-def test_gamma_tail_still_captures_and_saves():
-    # the answers of the rules tail come first, as in test_light_tail_answers_the_last_move
-    b = Board(9)
-    b.setup(black=["D5", "F5", "E6"], white=["A9"])
-    b.to_move = "w"
-    after, drawn = _tail_draws(b, "E5", n=200, tail_gammas=True)
-    assert set(drawn) == {after.point("E4")}
-    b = Board(9)
-    b.setup(black=["E5", "G5", "F6"], white=["D5", "F5", "D4", "E3"])
-    b.to_move = "w"
-    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=True)
-    assert set(drawn) == {after.point("F4")}
 
 
 def test_gamma_tail_playouts_end_legal_and_leave_the_next_playout_exact():

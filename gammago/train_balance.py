@@ -15,8 +15,9 @@ the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
 Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled
-with V* = the win rate of the engine's own search (`--mode rollouts` with its defaults for the
-board size, `--label-playouts` playouts, no early stop): the labels are cached next to the
+with V* = the win rate of the engine's own search (`--label-mode`: `rollouts`, or `net-root`
+with the shipped net's priors at the root; the engine's defaults for the board size otherwise,
+`--label-playouts` playouts, no early stop): the labels are cached next to the
 output (OUT.labels.json), so a second run with other training settings does not search again.
 Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
@@ -53,6 +54,9 @@ def add_arguments(p: argparse.ArgumentParser):
     p.add_argument("--label-playouts", type=int, default=10000,
                    help="playouts of the engine search that labels a position "
                         "(default: %(default)s)")
+    p.add_argument("--label-mode", choices=("rollouts", "net-root"), default="rollouts",
+                   help="the engine search that labels a position: rollouts only, or with the "
+                        "net at the root (default: %(default)s)")
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json); reused when it matches")
     p.add_argument("--base", default=None,
@@ -156,10 +160,10 @@ def _board_at(game, i):
 def _label_worker(args):
     """V* of a list of positions (game, move number) by the engine's search: Black's win rate
     at the root."""
-    size, items, playouts, seed = args
+    size, items, playouts, seed, mode = args
     from gammago.config import EngineConfig
     from gammago.engine import Engine
-    e = Engine(EngineConfig(mode="rollouts", playouts=playouts, threads=1, seed=seed,
+    e = Engine(EngineConfig(mode=mode, playouts=playouts, threads=1, seed=seed,
                             early_stop=False, resign=0.0))
     out = []
     for game, i in items:
@@ -174,13 +178,13 @@ def _label_worker(args):
     return out
 
 
-def label_positions(games, positions, size, playouts, threads, seed):
+def label_positions(games, positions, size, playouts, threads, seed, mode="rollouts"):
     from concurrent.futures import ProcessPoolExecutor
     items = [(games[gi], i) for gi, i, _ in positions]
     chunks = [items[i:i + 16] for i in range(0, len(items), 16)]
     labels = []
     with ProcessPoolExecutor(max_workers=max(1, threads)) as pool:
-        jobs = [(size, ch, playouts, seed + k)
+        jobs = [(size, ch, playouts, seed + k, mode)
                 for k, ch in enumerate(chunks)]
         bar = tqdm(total=len(positions), desc="label", unit="pos", file=sys.stderr,
                    dynamic_ncols=True)
@@ -195,23 +199,24 @@ def _positions_key(games, positions):
     return [[games[gi].name, i] for gi, i, _ in positions]
 
 
-def load_or_label(path, games, positions, size, playouts, threads, seed):
+def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
     key = _positions_key(games, positions)
     path = Path(path)
     if path.exists():
         try:
             d = json.loads(path.read_text())
             if (d.get("version") == LABELS_VERSION and d.get("playouts") == playouts
+                    and d.get("mode", "rollouts") == mode
                     and d.get("positions") == key and len(d.get("labels", ())) == len(key)):
                 print(f"train-balance: labels from {path}", file=sys.stderr)
                 return d["labels"]
-            print(f"train-balance: {path} was made for other positions or playouts; "
+            print(f"train-balance: {path} was made for other positions, playouts or mode; "
                   f"labelling again", file=sys.stderr)
         except (OSError, ValueError) as e:
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
-    labels = label_positions(games, positions, size, playouts, threads, seed)
+    labels = label_positions(games, positions, size, playouts, threads, seed, mode)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"version": LABELS_VERSION, "playouts": playouts,
+    tmp.write_text(json.dumps({"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
                                "positions": key, "labels": labels}))
     os.replace(tmp, path)
     return labels
@@ -373,7 +378,8 @@ def main(args):
         return 2
     positions = sample_positions(games, args.per_game, args.start, args.seed)
     labels = load_or_label(args.labels or out.with_name(out.name + ".labels.json"), games,
-                           positions, args.size, args.label_playouts, args.threads, args.seed)
+                           positions, args.size, args.label_playouts, args.threads, args.seed,
+                           args.label_mode)
     rng = random.Random(args.seed)
     names = sorted({gm.name for gm in games})
     held = set(rng.sample(names, max(1, round(len(names) * args.holdout))))
@@ -402,7 +408,8 @@ def main(args):
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",
         f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "
-        f"held-out positions, labels: engine search at {args.label_playouts} playouts",
+        f"held-out positions, labels: engine search ({args.label_mode}) at "
+        f"{args.label_playouts} playouts",
         f"held-out MSE against the labels ({args.eval_playouts} playouts): "
         f"{first['held_out_mse']:.4f} -> {last['held_out_mse']:.4f} "
         f"(less playout noise {first['held_out_mse_policy']:.4f} -> "

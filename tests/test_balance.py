@@ -204,6 +204,14 @@ def test_train_balance_end_to_end(tmp_path):
     assert r3.returncode == 0, r3.stderr
     assert any("--rollout-light-after 3 --rollout-tail-gammas on" in c
                for c in G.load(out).comments)
+    # labels by the search with the net at the root: the cache made by rollouts is not reused
+    r4 = _run(args + ["--label-mode", "net-root"])
+    assert r4.returncode == 0, r4.stderr
+    assert "label:" in r4.stderr and "labels from" not in r4.stderr
+    labels4 = json.loads((tmp_path / "sb.gamma.labels.json").read_text())
+    assert labels4["mode"] == "net-root" and len(labels4["labels"]) == 20
+    assert any("labels: engine search (net-root) at 64 playouts" in c
+               for c in G.load(out).comments)
 
 
 def test_train_balance_refuses_bad_input(tmp_path):

@@ -247,3 +247,20 @@ def test_param_map_groups():
                        F.GROUP_SIZES[names.index("dist1")] - 1)
     r = _run(["train-balance", GAMES, "--out", "x.gamma", "--groups", "capture,pat12"])
     assert r.returncode == 2 and "pat12" in r.stderr
+
+
+def test_shipped_tail_balanced_table():
+    """patterns/rollout9-tail-balanced.gamma: a train-balance table for the 9x9 gamma tail that
+    differs from the start table, and the engine plays with it from GTP."""
+    path = os.path.join(ROOT, "patterns", "rollout9-tail-balanced.gamma")
+    g = G.load(path)
+    assert any("--rollout-light-after 5 --rollout-tail-gammas on" in c for c in g.comments)
+    assert any("labels: engine search (net-root)" in c for c in g.comments)
+    base = rollout_gammas(G.rollout_base(9), 9)
+    moved = np.abs(np.log(g.table[base > 0] / base[base > 0]))
+    assert moved.max() > 0.3                                # balanced, not the start table
+    r = _run(["gtp", "--mode", "rollouts", "--playouts", "300", "--rollout-tail-gammas", "on",
+              "--rollout-gammas", path], input="boardsize 9\ngenmove b\nquit\n")
+    assert r.returncode == 0, r.stderr
+    move = r.stdout.split("\n\n")[1].strip()
+    assert move.startswith("=") and move[2:] not in ("pass", "resign", ""), r.stdout

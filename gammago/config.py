@@ -340,7 +340,9 @@ class EngineConfig:
         g.add_argument("--rollout-gammas", default=d.rollout_gammas, metavar="FILE",
                        help="the gamma rollouts sample with the table of FILE as it is (no "
                             "--rollout-scale unless given; `gammago train-balance` writes such "
-                            "files); the tree's priors keep the shipped gammas")
+                            "files; a shipped table by its name, e.g. "
+                            "patterns/rollout9-tail-balanced.gamma, from any directory); the "
+                            "tree's priors keep the shipped gammas")
         g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
                        help="rollout policy: gamma-weighted (needs the shipped gammas), light "
                             "(uniform), auto (gamma when a gamma file is shipped)")

@@ -260,10 +260,18 @@ class Engine:
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,
-        which names it)."""
+        which names it). A name, or patterns/NAME, that is not there from the working directory
+        is looked for among the shipped tables (where `pip install .` put them)."""
         if self._rollout_loaded is None:
-            from gammago import gammas
-            self._rollout_loaded = gammas.load(self.config.rollout_gammas)
+            from pathlib import Path
+
+            from gammago import gammas, shipped_dir
+            path = Path(self.config.rollout_gammas)
+            if not path.exists() and path.parent in (Path("."), Path("patterns")):
+                shipped = shipped_dir("patterns") / path.name
+                if shipped.is_file():
+                    path = shipped
+            self._rollout_loaded = gammas.load(path)
         return self._rollout_loaded
 
     def _searches(self):

@@ -264,3 +264,28 @@ def test_shipped_tail_balanced_table():
     assert r.returncode == 0, r.stderr
     move = r.stdout.split("\n\n")[1].strip()
     assert move.startswith("=") and move[2:] not in ("pass", "resign", ""), r.stdout
+
+
+def test_rollout_gammas_finds_a_shipped_table_by_name(tmp_path):
+    """--rollout-gammas patterns/NAME (or NAME) works from any directory: the shipped table;
+    a name that is neither there nor shipped is refused with that name."""
+    r = subprocess.run([sys.executable, "-m", "gammago", "gtp", "--mode", "rollouts",
+                        "--playouts", "100", "--rollout-tail-gammas", "on", "--rollout-gammas",
+                        "patterns/rollout9-tail-balanced.gamma"],
+                       input="boardsize 9\ngenmove b\nquit\n", capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep +
+                                os.environ.get("PYTHONPATH", "")))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n\n")[1].startswith("= "), r.stdout
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        e = Engine(EngineConfig(mode="rollouts", playouts=50,
+                                rollout_gammas="rollout9-tail-balanced.gamma"))
+        e.new_game(9, 7.0)
+        assert e.genmove("b") not in ("resign", "pass")
+        with pytest.raises(ValueError, match="no-such.gamma"):
+            Engine(EngineConfig(rollout_gammas="patterns/no-such.gamma"))
+    finally:
+        os.chdir(cwd)

@@ -155,6 +155,11 @@ cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
 # pairs of board points that are not neighbours, of edge times distance-1 gamma and of the
 # distance-2 gamma
 cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil
+# the gamma tail's draw: the index of the neighbour taken among n of weights w (sum s) against a
+# far mass of tail_far for each of the board's other nempty - n empty points, or -1 for a far
+# move; one rng draw
+cdef int gamma_tail_pick(const double* w, int n, double s, int nempty, double tail_far,
+                         rng_t* r) noexcept nogil
 # fill the policy seam with g (g stays owned by the caller)
 cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil
 # for tree.pxd's rollout_maker_t: arg is the gamma table (const double*); make allocates a

@@ -27,7 +27,7 @@ from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.tail cimport tail_choose, tail_reply, tail_random, TAIL_GAMMAS
 from gammago.tail import rule_names
-from gammago.rollout cimport gamma_tail_far
+from gammago.rollout cimport gamma_tail_far, gamma_tail_pick
 
 
 cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
@@ -48,12 +48,13 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
                      double tail_far, double* trace, uint8_t* mark, int32_t* touched,
                      int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
     """The gamma tail's move (pyx/rollout.pyx, _gamma_tail: the rules tail's answer, else the
-    last move's 8 neighbours by their weights against tail_far for each other empty point, a far
-    move the rules tail's random move away from them), adding d log pi / d theta of a gamma choice into trace.
+    last move's 8 neighbours by their weights against tail_far for each other empty point, the
+    same draw, gamma_tail_pick; a far move the rules tail's random move away from them), adding
+    d log pi / d theta of a gamma choice into trace.
     The far mass is taken as a constant: its own dependence on the gammas (the empty 3x3
     pattern, edge and distance gammas through tail_far) is left out of the gradient."""
     cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p
-    cdef double s = 0, total, u
+    cdef double s = 0, total
     p = tail_reply(b, r)
     if p >= 0:
         return p
@@ -70,17 +71,9 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
                 n += 1
     if b.nempty == 0:
         return PASS
-    total = s + (b.nempty - n) * tail_far
-    u = rng_unit(r) * total
-    k = -1
-    if u < s:
-        k = n - 1
-        for j in range(n):
-            u -= w[j]
-            if u < 0:
-                k = j
-                break
+    k = gamma_tail_pick(w, n, s, b.nempty, tail_far, r)
     if trace != NULL and n > 0:
+        total = s + (b.nempty - n) * tail_far
         for j in range(n):
             _trace_add(ids + j * NGROUPS, param, -w[j] / total, trace, mark, touched, ntouched)
         if k >= 0:

@@ -170,6 +170,18 @@ cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil
                 s2 += gamma[feat_dist(b, p, q, FB_DIST2)]
     return pe * (s1 / npair) * (s2 / npair) if npair else 0.0
 
+cdef int gamma_tail_pick(const double* w, int n, double s, int nempty, double tail_far,
+                         rng_t* r) noexcept nogil:
+    cdef double u = rng_unit(r) * (s + (nempty - n) * tail_far)
+    cdef int i
+    if u >= s:
+        return -1
+    for i in range(n - 1):
+        u -= w[i]
+        if u < 0:
+            return i
+    return n - 1
+
 # ---------------------------------------------------------------------------------------------
 # Dirty bookkeeping
 # ---------------------------------------------------------------------------------------------
@@ -828,7 +840,7 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
     cdef int cand[8]
     cdef double wl[8]
-    cdef double s = 0, x, u
+    cdef double s = 0, x
     p = tail_reply(b, r)
     if p >= 0:
         return p
@@ -852,14 +864,10 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
             n += 1
     if b.nempty == 0:
         return PASS
-    u = rng_unit(r) * (s + (b.nempty - n) * g.tail_far)
-    if u < s:
+    i = gamma_tail_pick(wl, n, s, b.nempty, g.tail_far, r)
+    if i >= 0:
         g.n_tail_local += 1
-        for i in range(n - 1):
-            u -= wl[i]
-            if u < 0:
-                return cand[i]
-        return cand[n - 1]
+        return cand[i]
     return tail_random(b, r, g.tail, last)  # a neighbour of the last move comes from above alone
 
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:

@@ -260,18 +260,10 @@ class Engine:
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,
-        which names it). A name, or patterns/NAME, that is not there from the working directory
-        is looked for among the shipped tables (where `pip install .` put them)."""
+        which names it); a shipped table by its name from any directory (gammas.find)."""
         if self._rollout_loaded is None:
-            from pathlib import Path
-
-            from gammago import gammas, shipped_dir
-            path = Path(self.config.rollout_gammas)
-            if not path.exists() and path.parent in (Path("."), Path("patterns")):
-                shipped = shipped_dir("patterns") / path.name
-                if shipped.is_file():
-                    path = shipped
-            self._rollout_loaded = gammas.load(path)
+            from gammago import gammas
+            self._rollout_loaded = gammas.load(gammas.find(self.config.rollout_gammas))
         return self._rollout_loaded
 
     def _searches(self):

@@ -173,6 +173,18 @@ def default_path(size=19):
     return PATTERNS_DIR / DEFAULT_FILES.get(size, DEFAULT_FILE)
 
 
+def find(path):
+    """A gamma file named on the command line: the path as given when it is there, else a
+    bare NAME or patterns/NAME among the shipped tables (PATTERNS_DIR, where `pip install .`
+    put them), else the path as given (for load to refuse with its name)."""
+    path = Path(path)
+    if not path.exists() and path.parent in (Path("."), Path("patterns")):
+        shipped = PATTERNS_DIR / path.name
+        if shipped.is_file():
+            return shipped
+    return path
+
+
 _cache = {}
 
 

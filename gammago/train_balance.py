@@ -58,7 +58,9 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="the engine search that labels a position: rollouts only, or with the "
                         "net at the root (default: %(default)s)")
     p.add_argument("--labels", default=None,
-                   help="label cache (default: OUT with .labels.json); reused when it matches")
+                   help="label cache (default: OUT with .labels.json): the positions it holds at the "
+                        "same --label-playouts and --label-mode are not labelled again, and the "
+                        "new labels are added to it")
     p.add_argument("--base", default=None,
                    help="gamma file to start from, used as it is (default: the engine's rollout "
                         "table for --size: patterns/rollout19.gamma with the size's "
@@ -200,26 +202,42 @@ def _positions_key(games, positions):
 
 
 def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
+    """The labels of positions, from the cache at path where it has them (made at the same
+    playouts and mode; a position is its game's name and move number) and by the search for the
+    rest. The cache is written back with every label it held and the new ones, so a run on
+    more games labels only what it adds."""
     key = _positions_key(games, positions)
     path = Path(path)
+    known = {}
     if path.exists():
         try:
             d = json.loads(path.read_text())
             if (d.get("version") == LABELS_VERSION and d.get("playouts") == playouts
                     and d.get("mode", "rollouts") == mode
-                    and d.get("positions") == key and len(d.get("labels", ())) == len(key)):
-                print(f"train-balance: labels from {path}", file=sys.stderr)
-                return d["labels"]
-            print(f"train-balance: {path} was made for other positions, playouts or mode; "
-                  f"labelling again", file=sys.stderr)
-        except (OSError, ValueError) as e:
+                    and len(d.get("positions", ())) == len(d.get("labels", ()))):
+                known = {(name, i): y for (name, i), y in zip(d["positions"], d["labels"])}
+            else:
+                print(f"train-balance: {path} was made at other playouts or mode; "
+                      f"labelling again", file=sys.stderr)
+        except (OSError, ValueError, TypeError) as e:
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
-    labels = label_positions(games, positions, size, playouts, threads, seed, mode)
+    todo = [k for k, (name, i) in enumerate(key) if (name, i) not in known]
+    if not todo:
+        print(f"train-balance: labels from {path}", file=sys.stderr)
+        return [known[name, i] for name, i in key]
+    if known:
+        print(f"train-balance: {len(key) - len(todo)} labels from {path}, "
+              f"{len(todo)} positions to label", file=sys.stderr)
+    new = label_positions(games, [positions[k] for k in todo], size, playouts, threads, seed,
+                          mode)
+    for k, y in zip(todo, new):
+        known[tuple(key[k])] = y
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps({"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
-                               "positions": key, "labels": labels}))
+                               "positions": [list(k) for k in known],
+                               "labels": list(known.values())}))
     os.replace(tmp, path)
-    return labels
+    return [known[name, i] for name, i in key]
 
 
 # --- training -----------------------------------------------------------------------------

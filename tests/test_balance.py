@@ -170,13 +170,18 @@ def _run(args, **kw):
 
 def test_train_balance_end_to_end(tmp_path):
     """train-balance on four 9x9 games: labels, a held-out split, a gamma file the engine
-    reads with --rollout-gammas, a plot; a second run reuses the labels."""
+    reads with --rollout-gammas, a plot; a second run reuses the labels, and a run on more
+    games labels only the positions it adds."""
     out = tmp_path / "sb.gamma"
     args = ["train-balance", GAMES, "--out", str(out), "--per-game", "5",
             "--label-playouts", "64", "--epochs", "1", "--batch", "4", "--value-playouts", "8",
             "--grad-playouts", "8", "--eval-playouts", "16", "--holdout", "0.25", "--threads", "2"]
+    r0 = _run(args + ["--max-games", "3"])
+    assert r0.returncode == 0, r0.stderr
+    assert len(json.loads((tmp_path / "sb.gamma.labels.json").read_text())["labels"]) == 15
     r = _run(args)
     assert r.returncode == 0, r.stderr
+    assert "15 labels from" in r.stderr and "5 positions to label" in r.stderr
     summary = json.loads(r.stdout)
     assert summary["games"] == 4
     assert summary["training_positions"] == 15 and summary["held_out_positions"] == 5

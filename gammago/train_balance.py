@@ -62,7 +62,8 @@ def add_arguments(p: argparse.ArgumentParser):
                         "same --label-playouts and --label-mode are not labelled again, and the "
                         "new labels are added to it")
     p.add_argument("--base", default=None,
-                   help="gamma file to start from, used as it is (default: the engine's rollout "
+                   help="gamma file to start from, used as it is, or a shipped table by its name "
+                        "(default: the engine's rollout "
                         "table for --size: patterns/rollout19.gamma with the size's "
                         "--rollout-scale)")
     p.add_argument("--light-after", type=int, default=0, metavar="N",
@@ -377,8 +378,8 @@ def main(args):
         return 2
     try:
         if args.base:
-            g = G.load(args.base)
-            base, listed, base_name = g.table, g.listed, args.base
+            g = G.load(G.find(args.base))
+            base, listed, base_name = g.table, g.listed, str(g.path)
         else:
             g = G.load_rollout_base(args.size)
             base = rollout_gammas(g.table, args.size)

@@ -200,6 +200,11 @@ def test_train_balance_end_to_end(tmp_path):
     r2 = _run(args)
     assert r2.returncode == 0 and "labels from" in r2.stderr
     assert "label:" not in r2.stderr
+    # a shipped table by its name as the start
+    r2b = _run(args + ["--base", "rollout9-tail-balanced.gamma"])
+    assert r2b.returncode == 0, r2b.stderr
+    assert any(c.startswith("start: ") and c.endswith("patterns/rollout9-tail-balanced.gamma")
+               for c in G.load(out).comments)
     # the engine plays with it
     e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(out)))
     e.new_game(9, 7.0)

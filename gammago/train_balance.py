@@ -58,9 +58,9 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="the engine search that labels a position: rollouts only, or with the "
                         "net at the root (default: %(default)s)")
     p.add_argument("--labels", default=None,
-                   help="label cache (default: OUT with .labels.json): the positions it holds at the "
-                        "same --label-playouts and --label-mode are not labelled again, and the "
-                        "new labels are added to it")
+                   help="label cache (default: OUT with .labels.json): the positions it holds "
+                        "at the same --label-playouts and --label-mode are not labelled again, "
+                        "and the new labels are added to it")
     p.add_argument("--base", default=None,
                    help="gamma file to start from, used as it is, or a shipped table by its name "
                         "(default: the engine's rollout "

@@ -24,6 +24,7 @@ sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it show
 error by epoch.
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -60,7 +61,8 @@ def add_arguments(p: argparse.ArgumentParser):
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json): the positions it holds "
                         "at the same --label-playouts and --label-mode are not labelled again, "
-                        "and the new labels are added to it")
+                        "and the new labels are added to it; a name ending in .gz is kept "
+                        "compressed")
     p.add_argument("--base", default=None,
                    help="gamma file to start from, used as it is, or a shipped table by its name "
                         "(default: the engine's rollout "
@@ -202,6 +204,12 @@ def _positions_key(games, positions):
     return [[games[gi].name, i] for gi, i, _ in positions]
 
 
+def _read_labels(path):
+    """A label cache's text; a name ending in .gz is read through gzip."""
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode()
+
+
 def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
     """The labels of positions, from the cache at path where it has them (made at the same
     playouts and mode; a position is its game's name and move number) and by the search for the
@@ -212,7 +220,7 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
     known = {}
     if path.exists():
         try:
-            d = json.loads(path.read_text())
+            d = json.loads(_read_labels(path))
             if (d.get("version") == LABELS_VERSION and d.get("playouts") == playouts
                     and d.get("mode", "rollouts") == mode
                     and len(d.get("positions", ())) == len(d.get("labels", ()))):
@@ -233,10 +241,11 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
                           mode)
     for k, y in zip(todo, new):
         known[tuple(key[k])] = y
+    text = json.dumps({"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
+                       "positions": [list(k) for k in known], "labels": list(known.values())})
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
-                               "positions": [list(k) for k in known],
-                               "labels": list(known.values())}))
+    tmp.write_bytes(gzip.compress(text.encode(), mtime=0) if path.suffix == ".gz"
+                    else text.encode())
     os.replace(tmp, path)
     return [known[name, i] for name, i in key]
 

@@ -1,5 +1,6 @@
 """Simulation balancing: the gradient playouts of pyx/balance.pyx, the parameter map and the
 `gammago train-balance` command, and `--rollout-gammas` in the engine."""
+import gzip
 import json
 import os
 import subprocess
@@ -222,6 +223,16 @@ def test_train_balance_end_to_end(tmp_path):
     assert labels4["mode"] == "net-root" and len(labels4["labels"]) == 20
     assert any("labels: engine search (net-root) at 64 playouts" in c
                for c in G.load(out).comments)
+    # a cache named .gz is read and written compressed: 15 of the 20 labels in it, 5 to add
+    gz = tmp_path / "labels.json.gz"
+    gz.write_bytes(gzip.compress(json.dumps(
+        dict(labels4, positions=labels4["positions"][:15], labels=labels4["labels"][:15])).encode()))
+    r5 = _run(args + ["--label-mode", "net-root", "--labels", str(gz)])
+    assert r5.returncode == 0, r5.stderr
+    assert "15 labels from" in r5.stderr and "5 positions to label" in r5.stderr
+    labels5 = json.loads(gzip.decompress(gz.read_bytes()))
+    assert labels5["positions"][:15] == labels4["positions"][:15]
+    assert len(labels5["labels"]) == 20
 
 
 def test_train_balance_refuses_bad_input(tmp_path):

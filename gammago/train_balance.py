@@ -210,6 +210,15 @@ def _read_labels(path):
     return (gzip.decompress(data) if path.suffix == ".gz" else data).decode()
 
 
+def _write_labels(path, text):
+    """Write a label cache's text in place of path's (through a temporary file), compressed
+    where the name ends in .gz, as _read_labels reads it."""
+    data = text.encode()
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
+    os.replace(tmp, path)
+
+
 def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
     """The labels of positions, from the cache at path where it has them (made at the same
     playouts and mode; a position is its game's name and move number) and by the search for the
@@ -241,12 +250,9 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
                           mode)
     for k, y in zip(todo, new):
         known[tuple(key[k])] = y
-    text = json.dumps({"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
-                       "positions": [list(k) for k in known], "labels": list(known.values())})
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(gzip.compress(text.encode(), mtime=0) if path.suffix == ".gz"
-                    else text.encode())
-    os.replace(tmp, path)
+    _write_labels(path, json.dumps({"version": LABELS_VERSION, "playouts": playouts,
+                                    "mode": mode, "positions": [list(k) for k in known],
+                                    "labels": list(known.values())}))
     return [known[name, i] for name, i in key]
 
 

@@ -235,6 +235,23 @@ def test_train_balance_end_to_end(tmp_path):
     assert len(labels5["labels"]) == 20
 
 
+def test_unreadable_label_cache_is_named_and_relabelled(tmp_path, capsys):
+    """A label cache that is not gzip (though named .gz) or not JSON is named on stderr, the
+    positions are labelled again, and a good cache is written in its place."""
+    from gammago import sgf
+    from gammago.train_balance import load_or_label, sample_positions
+    games = [g for g in sgf.iter_games([GAMES], max_games=1)]
+    positions = sample_positions(games, 2, 4, 1)
+    for name, junk in (("labels.json.gz", b"not gzip"), ("labels.json", b"{not json")):
+        path = tmp_path / name
+        path.write_bytes(junk)
+        labels = load_or_label(path, games, positions, 9, 16, 1, 1)
+        err = capsys.readouterr().err
+        assert f"cannot read {path}" in err and "labelling again" in err
+        assert len(labels) == 2 and all(0 <= y <= 1 for y in labels)
+        assert load_or_label(path, games, positions, 9, 16, 1, 1) == labels   # read back
+
+
 def test_train_balance_refuses_bad_input(tmp_path):
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--size", "13"])
     assert r.returncode == 2 and "usable 13x13 games" in r.stderr

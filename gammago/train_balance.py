@@ -237,7 +237,7 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
             else:
                 print(f"train-balance: {path} was made at other playouts or mode; "
                       f"labelling again", file=sys.stderr)
-        except (OSError, ValueError, TypeError) as e:
+        except (OSError, EOFError, ValueError, TypeError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
     todo = [k for k, (name, i) in enumerate(key) if (name, i) not in known]
     if not todo:

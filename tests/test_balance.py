@@ -242,7 +242,8 @@ def test_unreadable_label_cache_is_named_and_relabelled(tmp_path, capsys):
     from gammago.train_balance import load_or_label, sample_positions
     games = [g for g in sgf.iter_games([GAMES], max_games=1)]
     positions = sample_positions(games, 2, 4, 1)
-    for name, junk in (("labels.json.gz", b"not gzip"), ("labels.json", b"{not json")):
+    for name, junk in (("labels.json.gz", b"not gzip"), ("cut.json.gz", gzip.compress(b"{}")[:12]),
+                       ("labels.json", b"{not json")):
         path = tmp_path / name
         path.write_bytes(junk)
         labels = load_or_label(path, games, positions, 9, 16, 1, 1)

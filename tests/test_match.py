@@ -248,6 +248,33 @@ def test_a_killed_match_resumes_from_its_record(tmp_path):
     assert p.returncode == 2 and str(js) in p.stderr and "not a match record" in p.stderr
 
 
+def test_a_match_stopped_by_a_signal_to_its_process_group_abandons_the_game_in_progress(tmp_path):
+    """`timeout` and a terminal's Ctrl-C signal the whole process group. The engines do not get
+    it; the match stops, the game in progress is abandoned, not scored as an engine's crash."""
+    import signal
+    import time
+    js = tmp_path / "m.json"
+    args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 1.5",
+            "--move-timeout", "20", "--json", str(js)]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.Popen([sys.executable, "-m", "gammago", "match", "--quiet", "--games", "6",
+                          "--komi", "0.5", *args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                         start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not js.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)                      # the next game's slow engine is thinking
+    os.killpg(p.pid, signal.SIGTERM)     # as `timeout` does
+    _, err = p.communicate(timeout=60)
+    data = json.loads(js.read_text())
+    s = data["summary"]
+    assert data["finished"] is False and 1 <= s["games"] < 6, err
+    assert s["abandoned"] == 1 and set(s["reasons"]) == {"score"}, (s, err)
+    assert not any(s["forfeits"][k] for k in s["forfeits"])
+    assert all(g["reason"] == "score" for g in data["games"])
+
+
 def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refused(tmp_path):
     """`gammago-build` names the package an engine runs; a command that puts a directory on
     PYTHONPATH but runs another gammago (`python -m` puts the working directory first) is refused

@@ -73,9 +73,9 @@ class GtpProcess:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         try:
-            # its own session: a Ctrl-C at the terminal or a `timeout` signals the whole process
-            # group, and an engine that died of it would be scored as a crash; the match alone
-            # gets the signal, abandons the games in progress and closes its engines
+            # its own POSIX session (setsid): a Ctrl-C at the terminal or a `timeout` signals the
+            # whole process group, and an engine that died of it would be scored as a crash; the
+            # match alone gets the signal, abandons the games in progress and closes its engines
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, bufsize=1,
                                          encoding="utf-8", errors="replace", env=env,

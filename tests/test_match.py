@@ -200,21 +200,28 @@ def _match_cli(*args, timeout=120):
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
 
 
+def _match_in_background(js, *args, **popen):
+    """`gammago match --quiet ARGS` started in the background, returned once its record `js`
+    holds a finished game (or after 60 s)."""
+    import time
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.Popen([sys.executable, "-m", "gammago", "match", "--quiet", *args],
+                         env=env, cwd=ROOT, **popen)
+    deadline = time.monotonic() + 60
+    while not js.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return p
+
+
 def test_a_killed_match_resumes_from_its_record(tmp_path):
     """The record is rewritten after every game; a match killed (SIGKILL, nothing to clean up)
     goes on with --resume from its last finished game, keeps what it played and plays the rest."""
-    import time
     js = tmp_path / "m.json"
     # every game lasts ~1.5 s: the slow engine thinks 1.5 s, then both pass
     args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 1.5",
             "--move-timeout", "20", "--json", str(js), "--sgf-dir", str(tmp_path / "sgf")]
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.Popen([sys.executable, "-m", "gammago", "match", "--quiet", "--games", "6",
-                          "--komi", "0.5", *args],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while not js.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    p = _match_in_background(js, "--games", "6", "--komi", "0.5", *args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     p.kill()
     p.wait()
     first = json.loads(js.read_text())
@@ -256,14 +263,9 @@ def test_a_match_stopped_by_a_signal_to_its_process_group_abandons_the_game_in_p
     js = tmp_path / "m.json"
     args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 1.5",
             "--move-timeout", "20", "--json", str(js)]
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.Popen([sys.executable, "-m", "gammago", "match", "--quiet", "--games", "6",
-                          "--komi", "0.5", *args], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-                         start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not js.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    p = _match_in_background(js, "--games", "6", "--komi", "0.5", *args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
     time.sleep(0.5)                      # the next game's slow engine is thinking
     os.killpg(p.pid, signal.SIGTERM)     # as `timeout` does
     _, err = p.communicate(timeout=60)

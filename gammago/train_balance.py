@@ -155,6 +155,13 @@ def sample_positions(games, per_game, start, seed):
     return out
 
 
+def held_out_names(games, holdout, seed):
+    """The names of the games held out of training: a share `holdout` of them (at least one),
+    drawn by `seed` (--holdout, --seed; tools/rollout_accuracy.py draws the same)."""
+    names = sorted({g.name for g in games})
+    return set(random.Random(seed).sample(names, max(1, round(len(names) * holdout))))
+
+
 def _board_at(game, i):
     b = game.board()
     for colour, vertex in game.moves[:i]:
@@ -219,6 +226,24 @@ def _write_labels(path, text):
     os.replace(tmp, path)
 
 
+def read_label_cache(path):
+    """A label cache: (its playouts, its label mode, {(game name, move number): Black's win
+    rate}). Raises ValueError (naming path) on a cache of another version or a malformed one,
+    OSError or EOFError (a truncated .gz) where it cannot be read."""
+    path = Path(path)
+    try:
+        d = json.loads(_read_labels(path))
+        known = {(name, i): y for (name, i), y in zip(d["positions"], d["labels"])}
+        ok = (d.get("version") == LABELS_VERSION and isinstance(d.get("playouts"), int)
+              and len(d["positions"]) == len(d["labels"]))
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ValueError(f"{path}: not a label cache of train-balance ({e})") from None
+    if not ok:
+        raise ValueError(f"{path}: not a label cache of this version (version "
+                         f"{d.get('version')!r}, this code reads {LABELS_VERSION})")
+    return d["playouts"], d.get("mode", "rollouts"), known
+
+
 def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
     """The labels of positions, from the cache at path where it has them (made at the same
     playouts and mode; a position is its game's name and move number) and by the search for the
@@ -229,15 +254,13 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
     known = {}
     if path.exists():
         try:
-            d = json.loads(_read_labels(path))
-            if (d.get("version") == LABELS_VERSION and d.get("playouts") == playouts
-                    and d.get("mode", "rollouts") == mode
-                    and len(d.get("positions", ())) == len(d.get("labels", ()))):
-                known = {(name, i): y for (name, i), y in zip(d["positions"], d["labels"])}
+            made_playouts, made_mode, cached = read_label_cache(path)
+            if made_playouts == playouts and made_mode == mode:
+                known = cached
             else:
                 print(f"train-balance: {path} was made at other playouts or mode; "
                       f"labelling again", file=sys.stderr)
-        except (OSError, EOFError, ValueError, TypeError) as e:   # EOFError: a truncated .gz
+        except (OSError, EOFError, ValueError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
     todo = [k for k, (name, i) in enumerate(key) if (name, i) not in known]
     if not todo:
@@ -414,9 +437,7 @@ def main(args):
     labels = load_or_label(args.labels or out.with_name(out.name + ".labels.json"), games,
                            positions, args.size, args.label_playouts, args.threads, args.seed,
                            args.label_mode)
-    rng = random.Random(args.seed)
-    names = sorted({gm.name for gm in games})
-    held = set(rng.sample(names, max(1, round(len(names) * args.holdout))))
+    held = held_out_names(games, args.holdout, args.seed)
     tr = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name not in held]
     te = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name in held]
     if not tr or not te:

@@ -266,6 +266,61 @@ def test_rollout_accuracy_tool(capsys):
     assert "mercy must be" in capsys.readouterr().err
 
 
+def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
+    """--labels: the positions are the cache's, each judged against its label; --holdout keeps
+    the games train-balance holds out; table= and power= set the variant's gammas."""
+    from gammago import sgf
+    from gammago.train_balance import LABELS_VERSION, held_out_names
+    tool = load_tool("rollout_accuracy")
+    data = os.path.join(ROOT, "tests", "data")
+    sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
+    games = list(sgf.iter_games(sgfs))
+    keys = [[g.name, i] for g in games for i in (30, 61)]
+
+    def run(label, *extra):
+        cache = tmp_path / f"labels{label}.json"
+        cache.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100,
+                                     "mode": "net-root", "positions": keys,
+                                     "labels": [label] * len(keys)}))
+        assert tool.main(sgfs + ["--labels", str(cache), "--playouts", "8", "--bootstrap", "50",
+                                 "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    zero, one = run(0.0), run(1.0)
+    assert zero["positions"] == one["positions"] == len(keys)
+    assert zero["labels"]["mode"] == "net-root" and zero["labels"]["playouts"] == 100
+    for z, o in zip(zero["rows"], one["rows"]):
+        # the same playouts against labels 0 and 1: mean(p^2) - mean((1-p)^2) = 2 mean(p) - 1
+        assert z["mse"] - o["mse"] == pytest.approx(2 * z["mean_black"] - 1)
+        assert z["mean_black"] == o["mean_black"]
+    held = held_out_names(games, 0.4, 3)
+    part = run(1.0, "--holdout", "0.4", "--split-seed", "3")
+    assert part["games"] == len(held) and part["positions"] == 2 * len(held) < len(keys)
+    shipped = os.path.join(ROOT, "patterns", "rollout19.gamma")
+    out = run(1.0, "--base", "", "--variant", f"table={shipped}", "--variant", "power=0.5")
+    base, same, soft = out["rows"]
+    assert same["table"] == shipped and soft["power"] == 0.5 and base["power"] == 1.0
+    assert same["mse"] == base["mse"]          # the shipped table, unscaled, is the raw base
+    assert soft["mse"] != base["mse"]
+    # bad input: named, refused
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100, "mode": "rollouts",
+                                 "positions": [["elsewhere.sgf", 3]], "labels": [0.5]}))
+    assert tool.main(sgfs + ["--labels", str(other)]) == 2
+    assert "holds no position of these games" in capsys.readouterr().err
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"version": 0, "playouts": 1, "positions": [], "labels": []}))
+    assert tool.main(sgfs + ["--labels", str(old)]) == 2
+    assert str(old) in capsys.readouterr().err
+    assert tool.main(sgfs + ["--holdout", "0.2"]) == 2
+    assert "--holdout needs --labels" in capsys.readouterr().err
+    missing = tmp_path / "missing.gamma"
+    assert tool.main(sgfs + ["--variant", f"table={missing}"]) == 2
+    assert "missing.gamma" in capsys.readouterr().err
+    assert tool.main(sgfs + ["--variant", "power=-1"]) == 2
+    assert "power must be" in capsys.readouterr().err
+
+
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():
     from gammago import bench
     out = bench.gamma_figures(1, True, 1)

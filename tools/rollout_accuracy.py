@@ -11,21 +11,35 @@ whose name starts with PREFIX times F); "" is the trained table as it is. A part
 sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
-`seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
-`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`; `lone` defaults to the
-engine's for `--size`, on without it), and `mercy=N` the rollouts' mercy rule (`--mercy`; 0,
-the default, off: a playout ends, won by the side ahead, once one side has taken more than N
-stones beyond the other). The base is the engine's default for `--size`
-(`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size). For every
-variant it prints:
+`seki=0|1`, `gammas=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
+`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`, `--rollout-tail-gammas`;
+`lone` defaults to the engine's for `--size`, on without it), `mercy=N` the rollouts' mercy
+rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
+taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
+(`--rollout-power`) and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as
+it is, scaled only by the variant's own scale parts). The base is the engine's default for
+`--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size).
+
+With `--labels CACHE` (a label cache of `gammago train-balance`, such as
+patterns/labels/rollout9-tail-net-root-10000.labels.json.gz), the positions are those of the
+given games that the cache holds, and each is judged against the search's win rate there in
+place of the game's result: a label that is not the noise of one finished game. The games must
+be named as train-balance was given them (the cache keys a position by that path, game number
+and move number). `--holdout F --split-seed S` keeps only the games that train-balance with
+`--holdout F --seed S` held out, for a table balanced on the rest.
+
+For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
+             (with --labels: the search's P(Black wins) in place of the result)
   late_mse   the same over the positions from move --late on (where results are more settled)
-  accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner
+  accuracy   fraction of positions where P(Black wins) > 0.5 agrees with the winner (with
+             --labels: with the search)
   moves/playout  the mean length of its playouts
   d_mse      the variant's mse minus the base's, with a 95% interval from a paired bootstrap
              over games (positions of one game are not independent)
 Every variant sees the same positions with the same playout seeds. Games without a winner
-(draws, no RE) are skipped; a malformed record is named on stderr and the rest go on.
+(draws, no RE) are skipped, except with --labels (which skips games with set-up stones, as
+train-balance does); a malformed record is named on stderr and the rest go on.
 The game's result is a noisy label for an early position (the players decided it later), so
 only differences between variants on the same positions mean something.
 """
@@ -66,18 +80,27 @@ def sample_positions(games, start, step):
 # the numeric parts of a variant text: NAME=VALUE -> (how to read VALUE, its check, what it must be)
 NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
                 "nakade": (float, lambda v: 0 <= v <= 1, "a probability in [0, 1]"),
-                "mercy": (int, lambda v: v >= 0, "a stone count >= 0")}
+                "mercy": (int, lambda v: v >= 0, "a stone count >= 0"),
+                "power": (float, lambda v: 0 <= v < float("inf"), "a finite number >= 0")}
 
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
-    """A variant text -> (its --rollout-scale text, the nakade probability, the light_after
-    moves (light_after when the text names none), the light tail's rules word: tail with the
-    rules a part NAME=0|1 turns off or on, NAME one of gammago.tail.RULES: shapes, 2lib,
-    capture, lone, seki; the mercy threshold, 0 for off)."""
-    values, parts = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0}, []
+    """A variant text -> {"scale": its --rollout-scale text, "nakade": the nakade probability,
+    "light": the light_after moves (light_after when the text names none), "tail": the light
+    tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
+    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas), "mercy": the mercy
+    threshold (0 for off), "power": the power on the gammas, "table": the gamma file of a part
+    table=FILE (None: the shipped rollout gammas)}."""
+    values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "power": 1.0,
+              "table": None}
+    parts = []
     for part in (p.strip() for p in spec.split(",")):
         name, eq, value = part.partition("=")
-        if eq and name in NUMBER_PARTS:
+        if eq and name == "table":
+            if not value:
+                raise ValueError(f"variant {spec!r}: table must name a gamma file")
+            values["table"] = value
+        elif eq and name in NUMBER_PARTS:
             cast, ok, what = NUMBER_PARTS[name]
             try:
                 values[name] = cast(value)
@@ -91,7 +114,20 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
             tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
         elif part:
             parts.append(part)
-    return ",".join(parts), values["nakade"], values["light"], tail, values["mercy"]
+    return dict(values, scale=",".join(parts), tail=tail)
+
+
+def labelled_positions(games, known):
+    """[(board, label, move number, game index)] of every position of games that known
+    ({(game name, move number): Black's win rate}, a train-balance label cache) holds."""
+    out = []
+    for gi, game in enumerate(games):
+        b = game.board()
+        for i, (colour, vertex) in enumerate(game.moves):
+            if (game.name, i) in known:
+                out.append((b.copy(), known[game.name, i], i, gi))
+            b.play(vertex, colour)
+    return out
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
@@ -135,8 +171,19 @@ def main(argv=None):
     ap.add_argument("--worst", type=int, default=0,
                     help="also show the N late positions the base misjudges most (board, game, "
                          "move number, P(Black wins), winner)")
+    ap.add_argument("--labels", default=None, metavar="CACHE",
+                    help="judge against the search's win rates of a train-balance label cache "
+                         "(its positions of these games) in place of the games' results")
+    ap.add_argument("--holdout", type=float, default=None, metavar="F",
+                    help="with --labels: only the games train-balance --holdout F held out")
+    ap.add_argument("--split-seed", type=int, default=1,
+                    help="train-balance's --seed of that split (default 1, its default)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    if args.holdout is not None and (args.labels is None or not 0 < args.holdout < 1):
+        print("rollout_accuracy: --holdout needs --labels and a fraction between 0 and 1",
+              file=sys.stderr)
+        return 2
     base = args.base if args.base is not None else (
         rollout_scale_for(args.size) if args.size else ROLLOUT_SCALE)
     specs = [base] + [v for v in args.variant if v != base]
@@ -145,21 +192,41 @@ def main(argv=None):
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
-        tables = [(rollout_gammas(raw, size, scale=scale), nakade, la, tail, mercy)
-                  for scale, nakade, la, tail, mercy in split]
-    except (ValueError, OSError) as e:
+        files = {v["table"]: G.load(G.find(v["table"])).table
+                 for v in split if v["table"] is not None}
+        tables = [(rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
+                                  v["scale"]), v["nakade"], v["light"], v["tail"], v["mercy"])
+                  for v in split]
+        known = None
+        if args.labels:
+            from gammago.train_balance import held_out_names, read_label_cache
+            label_playouts, label_mode, known = read_label_cache(args.labels)
+    except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
     games, skipped = [], 0
     for game in sgf.iter_games(args.paths, max_games=args.games):
-        if (args.size and game.size != args.size) or game.winner is None:
+        if (args.size and game.size != args.size) or (
+                game.setups if known is not None else game.winner is None):
             skipped += 1
             continue
         games.append(game)
-    positions = sample_positions(games, args.start, args.step)
+    if known is None:
+        positions = sample_positions(games, args.start, args.step)
+    else:
+        if args.holdout is not None:
+            held = held_out_names(games, args.holdout, args.split_seed) if games else set()
+            games = [g for g in games if g.name in held]
+        positions = labelled_positions(games, known)
     if not positions:
-        print("rollout_accuracy: no positions (no finished games with a winner?)",
-              file=sys.stderr)
+        if known is not None:
+            example = next(iter(known), ("?", 0))
+            print(f"rollout_accuracy: {args.labels} holds no position of these games (it keys "
+                  f"them by the paths train-balance was given, such as {example[0]!r}; name the "
+                  f"games the same way)", file=sys.stderr)
+        else:
+            print("rollout_accuracy: no positions (no finished games with a winner?)",
+                  file=sys.stderr)
         return 2
     ys = np.array([p[1] for p in positions])
     late = np.array([p[2] >= args.late for p in positions])
@@ -171,7 +238,8 @@ def main(argv=None):
         ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy)
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
-               "mercy": mercy, "moves_per_playout": moves / (len(positions) * args.playouts),
+               "mercy": mercy, "power": split[len(rows)]["power"],
+               "table": split[len(rows)]["table"], "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),
@@ -185,31 +253,40 @@ def main(argv=None):
         rows.append(row)
     summary = {"games": len(games), "skipped": skipped, "positions": len(positions),
                "late_positions": int(late.sum()), "black_won": float(ys.mean()),
-               "playouts": args.playouts, "rows": rows}
+               "playouts": args.playouts, "rows": rows,
+               "labels": None if known is None else {
+                   "cache": args.labels, "playouts": label_playouts, "mode": label_mode,
+                   "holdout": args.holdout, "split_seed": args.split_seed}}
     worst = [int(i) for i in np.argsort(-np.where(late, base_err, -1))[:args.worst]
              if late[i]]
     summary["worst"] = [{"game": games[gid[i]].name, "move": positions[i][2],
                          "p_black": float(base_ps[i]),
-                         "winner": "b" if ys[i] else "w"} for i in worst]
+                         **({"winner": "b" if ys[i] else "w"} if known is None
+                            else {"label": float(ys[i])})} for i in worst]
     if args.json:
         print(json.dumps(summary, indent=1))
         return 0
     print(f"{len(games)} games ({skipped} skipped), {len(positions)} positions "
-          f"({int(late.sum())} from move {args.late}), {args.playouts} playouts each; "
-          f"Black won {ys.mean():.3f}")
+          f"({int(late.sum())} from move {args.late}), {args.playouts} playouts each; " + (
+              f"Black won {ys.mean():.3f}" if known is None else
+              f"labels: {args.labels} ({label_mode} search, {label_playouts} playouts), "
+              f"mean {ys.mean():.3f}"))
+    f = 4 if known is None else 5      # search labels: errors some ten times smaller
     for r in rows:
         d = ""
         if "d_mse" in r:
             lo, hi = r["d_mse_ci"]
-            d = f"  d_mse {r['d_mse']:+.4f} ({lo:+.4f} .. {hi:+.4f})"
-        late_s = f"{r['late_mse']:.4f}" if r["late_mse"] is not None else "-"
+            d = f"  d_mse {r['d_mse']:+.{f}f} ({lo:+.{f}f} .. {hi:+.{f}f})"
+        late_s = f"{r['late_mse']:.{f}f}" if r["late_mse"] is not None else "-"
         label = (r["variant"] or "(trained gammas)") + (
             f" [light after {r['light_after']}]" if r["light_after"] and "light=" not in r["variant"] else "")
-        print(f"{label:45s} mse {r['mse']:.4f}  late_mse {late_s}  "
+        print(f"{label:45s} mse {r['mse']:.{f}f}  late_mse {late_s}  "
               f"accuracy {r['accuracy']:.3f}  moves/playout {r['moves_per_playout']:.1f}{d}")
     for i, w in zip(worst, summary["worst"]):
         print(f"\n{w['game']} after move {w['move']}, {positions[i][0].to_move} to move: "
-              f"P(Black wins) {w['p_black']:.2f}, {w['winner'].upper()} won")
+              f"P(Black wins) {w['p_black']:.2f}, " + (
+                  f"{w['winner'].upper()} won" if known is None else
+                  f"the search's {w['label']:.2f}"))
         print(positions[i][0].showboard())
     return 0
 

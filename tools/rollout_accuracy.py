@@ -233,13 +233,13 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, (table, nakade, la, tail, mercy) in zip(tqdm(specs, desc="variants", file=sys.stderr),
-                                                      tables):
+    for spec, v, (table, nakade, la, tail, mercy) in zip(
+            tqdm(specs, desc="variants", file=sys.stderr), split, tables):
         ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy)
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
-               "mercy": mercy, "power": split[len(rows)]["power"],
-               "table": split[len(rows)]["table"], "moves_per_playout": moves / (len(positions) * args.playouts),
+               "mercy": mercy, "power": v["power"], "table": v["table"],
+               "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,
                "accuracy": float(np.mean((ps > 0.5) == (ys > 0.5))),

@@ -62,19 +62,25 @@ from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE, 
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
-def sample_positions(games, start, step):
-    """[(board, black_won, move_number, game_index)] every `step` moves from `start`, up to
-    two moves before the end."""
+def positions_of(games, label):
+    """[(board, label, move_number, game_index)] of every position of games, before move i,
+    for which label(game, i) is not None."""
     out = []
     for gi, game in enumerate(games):
-        y = 1.0 if game.winner == "b" else 0.0
         b = game.board()
-        n = len(game.moves)
         for i, (colour, vertex) in enumerate(game.moves):
-            if i >= start and (i - start) % step == 0 and i < n - 2:
+            y = label(game, i)
+            if y is not None:
                 out.append((b.copy(), y, i, gi))
             b.play(vertex, colour)
     return out
+
+
+def sample_positions(games, start, step):
+    """positions_of, labelled by the game's result (1.0 a Black win), every `step` moves from
+    `start`, up to two moves before the end."""
+    return positions_of(games, lambda game, i: (1.0 if game.winner == "b" else 0.0) if (
+        i >= start and (i - start) % step == 0 and i < len(game.moves) - 2) else None)
 
 
 # the numeric parts of a variant text: NAME=VALUE -> (how to read VALUE, its check, what it must be)
@@ -118,16 +124,9 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
 
 
 def labelled_positions(games, known):
-    """[(board, label, move number, game index)] of every position of games that known
-    ({(game name, move number): Black's win rate}, a train-balance label cache) holds."""
-    out = []
-    for gi, game in enumerate(games):
-        b = game.board()
-        for i, (colour, vertex) in enumerate(game.moves):
-            if (game.name, i) in known:
-                out.append((b.copy(), known[game.name, i], i, gi))
-            b.play(vertex, colour)
-    return out
+    """positions_of, labelled by known ({(game name, move number): Black's win rate}, a
+    train-balance label cache): every position of games that it holds."""
+    return positions_of(games, lambda game, i: known.get((game.name, i)))
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,

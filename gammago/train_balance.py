@@ -19,12 +19,16 @@ with V* = the win rate of the engine's own search (`--label-mode`: `rollouts`, o
 with the shipped net's priors at the root; the engine's defaults for the board size otherwise,
 `--label-playouts` playouts, no early stop): the labels are cached next to the
 output (OUT.labels.json), so a second run with other training settings does not search again.
+The cache keys a position by what it is (position_key: the board size, komi, setup stones and
+the moves that led to it), not by where it was found, so it serves games given by any path, in
+any order, and a position met in several games is searched once.
 Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
 error by epoch.
 """
 import argparse
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -37,7 +41,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-LABELS_VERSION = 1
+LABELS_VERSION = 2     # 1 keyed a position by its game's name and move number
 
 
 def add_arguments(p: argparse.ArgumentParser):
@@ -207,8 +211,20 @@ def label_positions(games, positions, size, playouts, threads, seed, mode="rollo
     return labels
 
 
+def position_key(game, i):
+    """The label cache's key of the position before move i of game: 16 hex digits of a SHA-1
+    over the board size, komi, setup stones, first mover and the moves before it, which are
+    what the search that labels it sees (the record's path and the game's place in it are
+    not)."""
+    text = "SZ{} KM{!r} AB{} AW{} PL{};".format(
+        game.size, float(game.komi), ",".join(sorted(game.setup_black)),
+        ",".join(sorted(game.setup_white)), game.to_move)
+    text += ";".join(colour + vertex.lower() for colour, vertex in game.moves[:i])
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 def _positions_key(games, positions):
-    return [[games[gi].name, i] for gi, i, _ in positions]
+    return [position_key(games[gi], i) for gi, i, _ in positions]
 
 
 def _read_labels(path):
@@ -226,57 +242,83 @@ def _write_labels(path, text):
     os.replace(tmp, path)
 
 
-def read_label_cache(path):
-    """A label cache: (its playouts, its label mode, {(game name, move number): Black's win
-    rate}). Raises ValueError (naming path) on a cache of another version or a malformed one,
-    OSError or EOFError (a truncated .gz) where it cannot be read."""
+def read_label_cache(path, games=()):
+    """A label cache: (its playouts, its label mode, {position_key: Black's win rate}, the
+    labels it holds by game name and move number alone: {(name, move number): Black's win
+    rate}). A cache of version 1 keyed every position by its game's name and move number: those
+    that name a position of `games` are keyed by the position (position_key) here, the rest
+    are returned aside, to be written back with the cache until a run is given their games.
+    Raises ValueError (naming path) on a cache of another version or a malformed one, OSError
+    or EOFError (a truncated .gz) where it cannot be read."""
     path = Path(path)
     try:
         d = json.loads(_read_labels(path))
-        known = {(name, i): y for (name, i), y in zip(d["positions"], d["labels"])}
-        ok = (d.get("version") == LABELS_VERSION and isinstance(d.get("playouts"), int)
+        version = d.get("version")
+        ok = (version in (1, LABELS_VERSION) and isinstance(d.get("playouts"), int)
               and len(d["positions"]) == len(d["labels"]))
+        if ok and version == 1:
+            named = {(name, i): y for (name, i), y in zip(d["positions"], d["labels"])}
+            known = {}
+        elif ok:
+            known = {str(k): y for k, y in zip(d["positions"], d["labels"])}
+            aside = d.get("unkeyed", {"positions": [], "labels": []})
+            named = {(name, i): y for (name, i), y in zip(aside["positions"], aside["labels"])}
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"{path}: not a label cache of train-balance ({e})") from None
     if not ok:
         raise ValueError(f"{path}: not a label cache of this version (version "
-                         f"{d.get('version')!r}, this code reads {LABELS_VERSION})")
-    return d["playouts"], d.get("mode", "rollouts"), known
+                         f"{d.get('version')!r}, this code reads {LABELS_VERSION} and 1)")
+    for game in games:
+        for i in range(len(game.moves) + 1):
+            y = named.pop((game.name, i), None)
+            if y is not None:
+                known.setdefault(position_key(game, i), y)
+    return d["playouts"], d.get("mode", "rollouts"), known, named
 
 
 def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
     """The labels of positions, from the cache at path where it has them (made at the same
-    playouts and mode; a position is its game's name and move number) and by the search for the
-    rest. The cache is written back with every label it held and the new ones, so a run on
-    more games labels only what it adds."""
+    playouts and mode; a position is keyed by what it is: position_key) and by the search for
+    the rest, each position once. The cache is written back with every label it held and the
+    new ones, so a run on more games labels only what it adds."""
     key = _positions_key(games, positions)
     path = Path(path)
-    known = {}
+    known, named = {}, {}
     if path.exists():
         try:
-            made_playouts, made_mode, cached = read_label_cache(path)
+            made_playouts, made_mode, cached, aside = read_label_cache(path, games)
             if made_playouts == playouts and made_mode == mode:
-                known = cached
+                known, named = cached, aside
             else:
                 print(f"train-balance: {path} was made at other playouts or mode; "
                       f"labelling again", file=sys.stderr)
         except (OSError, EOFError, ValueError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
-    todo = [k for k, (name, i) in enumerate(key) if (name, i) not in known]
+    first = {}
+    for k, h in enumerate(key):
+        if h not in known:
+            first.setdefault(h, k)
+    todo = sorted(first.values())
     if not todo:
         print(f"train-balance: labels from {path}", file=sys.stderr)
-        return [known[name, i] for name, i in key]
+        return [known[h] for h in key]
     if known:
-        print(f"train-balance: {len(key) - len(todo)} labels from {path}, "
+        print(f"train-balance: {len(key) - sum(h in first for h in key)} labels from {path}, "
               f"{len(todo)} positions to label", file=sys.stderr)
     new = label_positions(games, [positions[k] for k in todo], size, playouts, threads, seed,
                           mode)
     for k, y in zip(todo, new):
-        known[tuple(key[k])] = y
-    _write_labels(path, json.dumps({"version": LABELS_VERSION, "playouts": playouts,
-                                    "mode": mode, "positions": [list(k) for k in known],
-                                    "labels": list(known.values())}))
-    return [known[name, i] for name, i in key]
+        known[key[k]] = y
+    record = {"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
+              "positions": list(known), "labels": list(known.values())}
+    if named:
+        print(f"train-balance: {len(named)} of the labels in {path} name games not given (a "
+              f"cache of version 1 keyed positions by game); kept as they were",
+              file=sys.stderr)
+        record["unkeyed"] = {"positions": [list(k) for k in named],
+                             "labels": list(named.values())}
+    _write_labels(path, json.dumps(record))
+    return [known[h] for h in key]
 
 
 # --- training -----------------------------------------------------------------------------

@@ -253,6 +253,51 @@ def test_unreadable_label_cache_is_named_and_relabelled(tmp_path, capsys):
         assert load_or_label(path, games, positions, 9, 16, 1, 1) == labels   # read back
 
 
+def test_label_cache_keys_positions_by_what_they_are(tmp_path, capsys):
+    """The cache keys a position by its size, komi, stones and moves: a game given under
+    another name, or a second game through the same moves, finds its label; komi or one move
+    more is another position. A cache of version 1 (keyed by game name and move number) is
+    read by the names of the games given, its other labels kept aside and written back."""
+    import dataclasses
+    from gammago import sgf
+    from gammago.train_balance import (load_or_label, position_key, read_label_cache,
+                                       sample_positions)
+    game, other = list(sgf.iter_games([GAMES], max_games=2))
+    renamed = dataclasses.replace(game, name="elsewhere/games.sgf#7")
+    assert position_key(renamed, 20) == position_key(game, 20)
+    assert position_key(game, 20) != position_key(game, 21)
+    assert position_key(dataclasses.replace(game, komi=game.komi + 1), 20) != position_key(game, 20)
+    assert position_key(game, 20) != position_key(other, 20)
+    positions = sample_positions([game], 3, 4, 1)
+    path = tmp_path / "labels.json"
+    labels = load_or_label(path, [game], positions, 9, 16, 1, 1)
+    assert len(json.loads(path.read_text())["labels"]) == 3
+    capsys.readouterr()
+    # the same game under another name, twice: nothing to label, the same labels
+    assert load_or_label(path, [renamed, game], positions + [(1, i, b) for _, i, b in positions],
+                         9, 16, 1, 1) == labels * 2
+    assert "labels from" in capsys.readouterr().err
+    # version 1: the labels of the games given are keyed by position; the others kept aside
+    v1 = tmp_path / "v1.json"
+    v1.write_text(json.dumps({"version": 1, "playouts": 16, "mode": "rollouts",
+                              "positions": [[game.name, i] for _, i, _ in positions]
+                              + [["gone.sgf#1", 9]],
+                              "labels": [0.25, 0.5, 0.75, 0.1]}))
+    playouts, mode, known, aside = read_label_cache(v1, [game])
+    assert (playouts, mode, aside) == (16, "rollouts", {("gone.sgf#1", 9): 0.1})
+    assert load_or_label(v1, [game], positions, 9, 16, 1, 1) == [0.25, 0.5, 0.75]
+    more = sample_positions([other], 2, 4, 2)
+    both = load_or_label(v1, [game, other], positions + [(1, i, b) for _, i, b in more],
+                         9, 16, 1, 1)
+    assert both[:3] == [0.25, 0.5, 0.75] and len(both) == 5
+    err = capsys.readouterr().err
+    assert "3 labels from" in err and "2 positions to label" in err
+    assert "1 of the labels in" in err and "kept as they were" in err
+    d = json.loads(v1.read_text())
+    assert d["version"] == 2 and len(d["positions"]) == 5
+    assert d["unkeyed"] == {"positions": [["gone.sgf#1", 9]], "labels": [0.1]}
+
+
 def test_train_balance_refuses_bad_input(tmp_path):
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--size", "13"])
     assert r.returncode == 2 and "usable 13x13 games" in r.stderr

@@ -267,23 +267,27 @@ def test_rollout_accuracy_tool(capsys):
 
 
 def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
-    """--labels: the positions are the cache's, each judged against its label; --holdout keeps
-    the games train-balance holds out; table= and power= set the variant's gammas."""
+    """--labels: the positions are the cache's, each judged against its label, whatever path
+    names the games (and a cache of version 1, keyed by game name and move number, by the
+    names it holds); --holdout keeps the games train-balance holds out; table= and power= set
+    the variant's gammas."""
+    import shutil
     from gammago import sgf
-    from gammago.train_balance import LABELS_VERSION, held_out_names
+    from gammago.train_balance import LABELS_VERSION, held_out_names, position_key
     tool = load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     games = list(sgf.iter_games(sgfs))
-    keys = [[g.name, i] for g in games for i in (30, 61)]
+    keys = [position_key(g, i) for g in games for i in (30, 61)]
+    assert len(set(keys)) == len(keys)
 
-    def run(label, *extra):
+    def run(label, *extra, paths=sgfs, version=LABELS_VERSION, positions=keys):
         cache = tmp_path / f"labels{label}.json"
-        cache.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100,
-                                     "mode": "net-root", "positions": keys,
-                                     "labels": [label] * len(keys)}))
-        assert tool.main(sgfs + ["--labels", str(cache), "--playouts", "8", "--bootstrap", "50",
-                                 "--json", *extra]) == 0
+        cache.write_text(json.dumps({"version": version, "playouts": 100,
+                                     "mode": "net-root", "positions": positions,
+                                     "labels": [label] * len(positions)}))
+        assert tool.main(paths + ["--labels", str(cache), "--playouts", "8", "--bootstrap",
+                                  "50", "--json", *extra]) == 0
         return json.loads(capsys.readouterr().out)
 
     zero, one = run(0.0), run(1.0)
@@ -293,6 +297,19 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
         # the same playouts against labels 0 and 1: mean(p^2) - mean((1-p)^2) = 2 mean(p) - 1
         assert z["mse"] - o["mse"] == pytest.approx(2 * z["mean_black"] - 1)
         assert z["mean_black"] == o["mean_black"]
+    # the same records under another path: the same positions, the same judgement
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    moved = [shutil.copy(f, copies / f"x{k}.sgf") for k, f in enumerate(sgfs)]
+    assert run(0.0, paths=[str(p) for p in moved])["rows"] == zero["rows"]
+    # version 1: keyed by the names the games had
+    v1 = run(0.0, version=1, positions=[[g.name, i] for g in games for i in (30, 61)])
+    assert v1["rows"] == zero["rows"]
+    # a position is judged once however many games reach it, and not at all in a held-out
+    # judgement when a training game reaches it
+    known = dict.fromkeys(keys, 0.5)
+    assert len(tool.labelled_positions(games + games, known)) == len(keys)
+    assert tool.labelled_positions(games[:1], known, games[:1]) == []
     held = held_out_names(games, 0.4, 3)
     part = run(1.0, "--holdout", "0.4", "--split-seed", "3")
     assert part["games"] == len(held) and part["positions"] == 2 * len(held) < len(keys)
@@ -305,7 +322,7 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     # bad input: named, refused
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100, "mode": "rollouts",
-                                 "positions": [["elsewhere.sgf", 3]], "labels": [0.5]}))
+                                 "positions": ["0123456789abcdef"], "labels": [0.5]}))
     assert tool.main(sgfs + ["--labels", str(other)]) == 2
     assert "holds no position of these games" in capsys.readouterr().err
     old = tmp_path / "old.json"

@@ -22,11 +22,15 @@ it is, scaled only by the variant's own scale parts). The base is the engine's d
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
 patterns/labels/rollout9-tail-net-root-10000.labels.json.gz), the positions are those of the
-given games that the cache holds, and each is judged against the search's win rate there in
-place of the game's result: a label that is not the noise of one finished game. The games must
-be named as train-balance was given them (the cache keys a position by that path, game number
-and move number). `--holdout F --split-seed S` keeps only the games that train-balance with
-`--holdout F --seed S` held out, for a table balanced on the rest.
+given games that the cache holds (each once, where several games reach it), and each is judged
+against the search's win rate there in place of the game's result: a label that is not the
+noise of one finished game. The cache keys a position by what it is (board size, komi, stones
+and moves: train_balance.position_key), so the games may be given by any path. `--holdout F
+--split-seed S` keeps only the games that train-balance with `--holdout F --seed S` held out,
+for a table balanced on the rest, and of their positions only those that no other game given
+reaches (an opening that a training game played too is left out); that split is drawn over
+the games' names (path and number), so for it the games must be named as train-balance was
+given them.
 
 For every variant it prints:
   mse        mean of (P(Black wins) - result)^2, result 1 for a Black win, 0 for a White win
@@ -123,10 +127,21 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     return dict(values, scale=",".join(parts), tail=tail)
 
 
-def labelled_positions(games, known):
-    """positions_of, labelled by known ({(game name, move number): Black's win rate}, a
-    train-balance label cache): every position of games that it holds."""
-    return positions_of(games, lambda game, i: known.get((game.name, i)))
+def labelled_positions(games, known, others=()):
+    """positions_of, labelled by known ({position_key: Black's win rate}, a train-balance
+    label cache): every position of games that it holds, once (in the first game that reaches
+    it), except those that a game of `others` reaches as well (the training games, for a
+    held-out judgement)."""
+    from gammago.train_balance import position_key
+    seen = {position_key(game, i) for game in others for i in range(len(game.moves) + 1)}
+
+    def label(game, i):
+        k = position_key(game, i)
+        if k in seen or k not in known:
+            return None
+        seen.add(k)
+        return known[k]
+    return positions_of(games, label)
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
@@ -196,33 +211,36 @@ def main(argv=None):
         tables = [(rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
                                   v["scale"]), v["nakade"], v["light"], v["tail"], v["mercy"])
                   for v in split]
-        known = None
-        if args.labels:
-            from gammago.train_balance import held_out_names, read_label_cache
-            label_playouts, label_mode, known = read_label_cache(args.labels)
     except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
     games, skipped = [], 0
     for game in sgf.iter_games(args.paths, max_games=args.games):
         if (args.size and game.size != args.size) or (
-                game.setups if known is not None else game.winner is None):
+                game.setups if args.labels else game.winner is None):
             skipped += 1
             continue
         games.append(game)
+    known = None
+    if args.labels:
+        from gammago.train_balance import held_out_names, read_label_cache
+        try:
+            label_playouts, label_mode, known, _ = read_label_cache(args.labels, games)
+        except (ValueError, OSError, EOFError) as e:
+            print(f"rollout_accuracy: {e}", file=sys.stderr)
+            return 2
     if known is None:
         positions = sample_positions(games, args.start, args.step)
     else:
         if args.holdout is not None:
             held = held_out_names(games, args.holdout, args.split_seed) if games else set()
+            others = [g for g in games if g.name not in held]
             games = [g for g in games if g.name in held]
-        positions = labelled_positions(games, known)
+        positions = labelled_positions(games, known, others if args.holdout is not None else ())
     if not positions:
         if known is not None:
-            example = next(iter(known), ("?", 0))
-            print(f"rollout_accuracy: {args.labels} holds no position of these games (it keys "
-                  f"them by the paths train-balance was given, such as {example[0]!r}; name the "
-                  f"games the same way)", file=sys.stderr)
+            print(f"rollout_accuracy: {args.labels} holds no position of these games "
+                  f"({len(known)} positions of other games)", file=sys.stderr)
         else:
             print("rollout_accuracy: no positions (no finished games with a winner?)",
                   file=sys.stderr)

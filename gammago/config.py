@@ -176,6 +176,8 @@ class EngineConfig:
                                    # in atari anywhere before a random point
     rollout_tail_gammas: bool = ROLLOUT_TAIL_GAMMAS  # the light tail draws its moves after the
                                    # capture or save from the rollout gammas (the gamma tail)
+    rollout_tail_far: float = 1.0  # the factor on the gamma tail's weight of the points away
+                                   # from the last move (gamma_policy_t.tail_far_scale)
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
@@ -316,6 +318,12 @@ class EngineConfig:
                 "rest of the board, where it takes a random point as without it; "
                 "it replaces the shapes, the 2-liberty and the capture rules "
                 "(default: %(default)s)")
+        g.add_argument("--rollout-tail-far", type=float, default=d.rollout_tail_far,
+                       metavar="F",
+                       help="the gamma tail's mass for the rest of the board times F: below 1 "
+                            "it draws more of its moves among the last move's neighbours "
+                            "(0.25 judged 19x19 positions best, and played level: "
+                            "docs/experiments/gamma-tail.md; default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -447,6 +455,7 @@ class EngineConfig:
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
+            (0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
             (0 <= self.rollout_nakade <= 1, f"--rollout-nakade must be in [0, 1], not {self.rollout_nakade}"),
             (self.rollout_light_after is None or self.rollout_light_after >= 0,
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),

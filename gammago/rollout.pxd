@@ -132,6 +132,9 @@ ctypedef struct gamma_policy_t:
     # to have (the mean over the board's far pairs of edge, 3x3 and distance gammas, the 3x3
     # pattern an empty one)
     double tail_far
+    # the factor on tail_far (--rollout-tail-far; 1 by default): below 1 the gamma tail draws
+    # more of its moves among the last move's neighbours
+    double tail_far_scale
     int nplayed
     # statistics
     long n_nakade

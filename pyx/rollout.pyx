@@ -146,7 +146,7 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
             else:
                 g.fr1[adr][dr] = g.fm1[d]
                 g.fr2[adr][dr] = g.fm2[d]
-    g.tail_far = gamma_tail_far(g.gamma, b)
+    g.tail_far = gamma_tail_far(g.gamma, b) * g.tail_far_scale
 
 cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil:
     cdef int p, q, npair = 0
@@ -1017,6 +1017,7 @@ cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept 
     g.size = 0
     g.W = 0
     g.chosen = -1
+    g.tail_far_scale = 1.0
     _set_all_full(g)
     return g
 
@@ -1106,10 +1107,12 @@ cdef class GammaPolicy:
     tail: the tail's optional rules, a rules word (gammago.tail.rules; its shapes by default)."""
 
     def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0,
-                  int tail=TAIL_RULES_DEFAULT):
+                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
         cdef double[::1] t
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
+        if not 0 < tail_far_scale < float("inf"):
+            raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
         rule_names(tail)                   # refuses a word with unknown bits
@@ -1121,6 +1124,7 @@ cdef class GammaPolicy:
         self.g.nakade = nakade
         self.g.light_after = light_after
         self.g.tail = tail
+        self.g.tail_far_scale = tail_far_scale
         self.near_d = self.g.near_d
 
     def __dealloc__(self):
@@ -1140,9 +1144,14 @@ cdef class GammaPolicy:
 
     @property
     def tail_far(self):
-        """The gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far),
-        for the last board size seen (0 before)."""
+        """The gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far,
+        tail_far_scale included), for the last board size seen (0 before)."""
         return self.g.tail_far
+
+    @property
+    def tail_far_scale(self):
+        """The factor on the gamma tail's far weight (gamma_policy_t.tail_far_scale)."""
+        return self.g.tail_far_scale
 
     @property
     def tail_rules(self):

@@ -776,6 +776,7 @@ cdef class Search:
     cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
+    cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -804,6 +805,7 @@ cdef class Search:
         self.maker.arg = NULL
         self.maker.make = _light_make
         self.maker.release = _no_release
+        self._tail_far_scale = 1.0
         self.workers = NULL
         self.nworkers = 0
         self.seed = seed
@@ -882,24 +884,28 @@ cdef class Search:
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
     def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0,
-                           int tail=TAIL_RULES_DEFAULT):
+                           int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
         closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
         light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
         0 never). tail: the light tail's optional rules, a rules word (gammago.tail.rules;
-        gamma_policy_t.tail)."""
+        gamma_policy_t.tail). tail_far_scale: the factor on the gamma tail's far weight
+        (gamma_policy_t.tail_far_scale)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
+        if not 0 < tail_far_scale < float("inf"):
+            raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         rule_names(tail)                   # refuses a word with unknown bits
         self._nakade = nakade
         self._light_after = light_after
         self._tail = tail
+        self._tail_far_scale = tail_far_scale
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -932,6 +938,11 @@ cdef class Search:
     def light_after(self):
         """The gamma rollouts' moves before their light tail (use_gamma_rollouts; 0 never)."""
         return self._light_after
+
+    @property
+    def tail_far_scale(self):
+        """The factor on the gamma tail's far weight (use_gamma_rollouts)."""
+        return self._tail_far_scale
 
     @property
     def tail(self):
@@ -1200,6 +1211,7 @@ cdef class Search:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
+                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_far_scale = self._tail_far_scale
             lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -458,12 +458,12 @@ def _tail_word(**on):
     return word
 
 
-def _tail_draws(b, last, n=3000, table=None, **on):
+def _tail_draws(b, last, n=3000, table=None, tail_far_scale=1.0, **on):
     """The light tail's choices for the side to move after `last` (the playout's first move,
     played through the policy so that the tail starts right after it); on: the tail's rules
     turned on or off (_tail_word)."""
     gp = rollout.GammaPolicy(shipped_or_random() if table is None else table, light_after=1,
-                             tail=_tail_word(**on))
+                             tail=_tail_word(**on), tail_far_scale=tail_far_scale)
     b = b.copy()
     gp.reset(b)
     gp.step(b, last)
@@ -625,24 +625,29 @@ def test_gamma_tail_draws_the_neighbours_of_the_last_move_in_the_gammas_proporti
         assert stats.chisquare(counts, exact / exact.sum() * counts.sum()).pvalue > 1e-3
 
 
-def test_gamma_tail_draws_its_far_points_uniformly():
+@pytest.mark.parametrize("far_scale", [1.0, 0.25])
+def test_gamma_tail_draws_its_far_points_uniformly(far_scale):
     # the draws away from F6's neighbours: the rules tail's random move, every legal non-eye
     # point equally often (nothing here is a self-atari); the neighbours get their share only
-    # through the gammas (the local draws), never from the far step
+    # through the gammas (the local draws), never from the far step; far_scale: the factor on the
+    # far weight (--rollout-tail-far), which moves that share and nothing else
     b = Board(9)
     b.setup(**GAMMA_TAIL_STONES)
     b.to_move = "b"
     table = shipped_or_random()
-    after, drawn = _tail_draws(b, "F6", n=8000, table=table, tail_gammas=True)
-    gp = rollout.GammaPolicy(table)
+    after, drawn = _tail_draws(b, "F6", n=8000, table=table, tail_gammas=True,
+                               tail_far_scale=far_scale)
+    gp = rollout.GammaPolicy(table, tail_far_scale=far_scale)
     gp.evaluate(after, 1)                            # sets the size's tail weight
-    assert gp.tail_far > 0
+    unscaled = rollout.GammaPolicy(table)
+    unscaled.evaluate(after, 1)
+    assert gp.tail_far == pytest.approx(far_scale * unscaled.tail_far) and gp.tail_far > 0
     near = set(_neighbours8(after, "F6"))
     far = [after.point(v) for v in after.legal_moves(include_eyes=False)
            if after.point(v) not in near]
     counts = np.array([drawn.count(p) for p in far])
     assert counts.sum() + sum(drawn.count(p) for p in near) == len(drawn)
-    assert counts.sum() > 2000
+    assert counts.sum() > 2000 * far_scale                 # fewer far draws at a smaller factor
     assert stats.chisquare(counts).pvalue > 1e-3
     # the split: the neighbours' weights (the product of their rollout features' gammas)
     # against tail_far for each of the board's other empty points

@@ -101,6 +101,22 @@ def test_engine_rollout_power_option():
     EngineConfig(rollout_power=0.7).validate()
 
 
+def test_engine_rollout_tail_far_option():
+    """--rollout-tail-far reaches the search's rollouts; a factor that is not a finite
+    number > 0 is refused with the option's name."""
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    for bad in (0.0, -1.0, float("inf")):
+        with pytest.raises(ValueError, match="--rollout-tail-far"):
+            EngineConfig(rollout_tail_far=bad).validate()
+    e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_tail_gammas=True,
+                            rollout_tail_far=0.25))
+    e.new_game(9, 7.0)
+    assert e.search.tail_far_scale == 0.25
+    assert e.genmove("b") not in ("resign", "pass")
+    assert Engine(EngineConfig(mode="rollouts", playouts=10)).search.tail_far_scale == 1.0
+
+
 def test_scale_multiplies_the_named_features_only():
     raw = G.load_default().table
     names = G._names()
@@ -319,6 +335,10 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     assert same["table"] == shipped and soft["power"] == 0.5 and base["power"] == 1.0
     assert same["mse"] == base["mse"]          # the shipped table, unscaled, is the raw base
     assert soft["mse"] != base["mse"]
+    _, tail_gammas, local = run(1.0, "--variant", "gammas=1",
+                                "--variant", "gammas=1,far=0.25")["rows"]
+    assert (tail_gammas["far"], local["far"]) == (1.0, 0.25)
+    assert local["mse"] != tail_gammas["mse"]  # the factor moves the gamma tail's draws
     # bad input: named, refused
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100, "mode": "rollouts",
@@ -336,6 +356,8 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     assert "missing.gamma" in capsys.readouterr().err
     assert tool.main(sgfs + ["--variant", "power=-1"]) == 2
     assert "power must be" in capsys.readouterr().err
+    assert tool.main(sgfs + ["--variant", "gammas=1,far=0"]) == 2
+    assert "far must be" in capsys.readouterr().err
 
 
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():

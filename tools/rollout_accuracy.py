@@ -16,8 +16,9 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `lone` defaults to the engine's for `--size`, on without it), `mercy=N` the rollouts' mercy
 rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
 taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
-(`--rollout-power`) and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as
-it is, scaled only by the variant's own scale parts). The base is the engine's default for
+(`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
+and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
+by the variant's own scale parts). The base is the engine's default for
 `--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size).
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
@@ -91,7 +92,8 @@ def sample_positions(games, start, step):
 NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
                 "nakade": (float, lambda v: 0 <= v <= 1, "a probability in [0, 1]"),
                 "mercy": (int, lambda v: v >= 0, "a stone count >= 0"),
-                "power": (float, lambda v: 0 <= v < float("inf"), "a finite number >= 0")}
+                "power": (float, lambda v: 0 <= v < float("inf"), "a finite number >= 0"),
+                "far": (float, lambda v: 0 < v < float("inf"), "a finite number > 0")}
 
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
@@ -99,10 +101,11 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
     gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas), "mercy": the mercy
-    threshold (0 for off), "power": the power on the gammas, "table": the gamma file of a part
-    table=FILE (None: the shipped rollout gammas)}."""
+    threshold (0 for off), "power": the power on the gammas, "far": the factor on the gamma
+    tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
+    gammas)}."""
     values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "power": 1.0,
-              "table": None}
+              "far": 1.0, "table": None}
     parts = []
     for part in (p.strip() for p in spec.split(",")):
         name, eq, value = part.partition("=")
@@ -145,10 +148,12 @@ def labelled_positions(games, known, others=()):
 
 
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
-             tail=T.RULES_DEFAULT, mercy=0):
+             tail=T.RULES_DEFAULT, mercy=0, far=1.0):
     """(P(Black wins) of each position by pure Monte-Carlo, the moves played in all);
-    tail: the light tail's rules word, mercy: the mercy rule's threshold (split_variant)."""
-    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail=tail)
+    tail: the light tail's rules word, mercy: the mercy rule's threshold, far: the factor on
+    the gamma tail's far weight (split_variant)."""
+    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail=tail,
+                      tail_far_scale=far)
     out = [pol.evaluate(b, playouts, seed + k, mercy) for k, (b, _, _, _) in enumerate(positions)]
     return np.array([o["black_winrate"] for o in out]), sum(o["moves"] for o in out)
 
@@ -209,8 +214,8 @@ def main(argv=None):
         files = {v["table"]: G.load(G.find(v["table"])).table
                  for v in split if v["table"] is not None}
         tables = [(rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
-                                  v["scale"]), v["nakade"], v["light"], v["tail"], v["mercy"])
-                  for v in split]
+                                  v["scale"]), v["nakade"], v["light"], v["tail"], v["mercy"],
+                   v["far"]) for v in split]
     except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -250,12 +255,13 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, v, (table, nakade, la, tail, mercy) in zip(
+    for spec, v, (table, nakade, la, tail, mercy, far) in zip(
             tqdm(specs, desc="variants", file=sys.stderr), split, tables):
-        ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy)
+        ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy,
+                             far)
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
-               "mercy": mercy, "power": v["power"], "table": v["table"],
+               "mercy": mercy, "power": v["power"], "far": far, "table": v["table"],
                "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

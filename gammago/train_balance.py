@@ -294,16 +294,16 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
                       f"labelling again", file=sys.stderr)
         except (OSError, EOFError, ValueError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
-    first = {}
+    todo, wanted = [], set()          # the first position of each key the cache lacks
     for k, h in enumerate(key):
-        if h not in known:
-            first.setdefault(h, k)
-    todo = sorted(first.values())
+        if h not in known and h not in wanted:
+            wanted.add(h)
+            todo.append(k)
     if not todo:
         print(f"train-balance: labels from {path}", file=sys.stderr)
         return [known[h] for h in key]
     if known:
-        print(f"train-balance: {len(key) - sum(h in first for h in key)} labels from {path}, "
+        print(f"train-balance: {sum(h in known for h in key)} labels from {path}, "
               f"{len(todo)} positions to label", file=sys.stderr)
     new = label_positions(games, [positions[k] for k in todo], size, playouts, threads, seed,
                           mode)

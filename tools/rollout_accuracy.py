@@ -213,9 +213,8 @@ def main(argv=None):
         split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
         files = {v["table"]: G.load(G.find(v["table"])).table
                  for v in split if v["table"] is not None}
-        tables = [(rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
-                                  v["scale"]), v["nakade"], v["light"], v["tail"], v["mercy"],
-                   v["far"]) for v in split]
+        tables = [rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
+                                 v["scale"]) for v in split]
     except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -255,13 +254,12 @@ def main(argv=None):
     gid = np.array([p[3] for p in positions])
     rows = []
     base_err = None
-    for spec, v, (table, nakade, la, tail, mercy, far) in zip(
-            tqdm(specs, desc="variants", file=sys.stderr), split, tables):
-        ps, moves = evaluate(positions, table, args.playouts, args.seed, nakade, la, tail, mercy,
-                             far)
+    for spec, v, table in zip(tqdm(specs, desc="variants", file=sys.stderr), split, tables):
+        ps, moves = evaluate(positions, table, args.playouts, args.seed, v["nakade"], v["light"],
+                             v["tail"], v["mercy"], v["far"])
         err = (ps - ys) ** 2
-        row = {"variant": spec, "light_after": la, "tail": list(T.rule_names(tail)),
-               "mercy": mercy, "power": v["power"], "far": far, "table": v["table"],
+        row = {"variant": spec, "light_after": v["light"], "tail": list(T.rule_names(v["tail"])),
+               "mercy": v["mercy"], "power": v["power"], "far": v["far"], "table": v["table"],
                "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

@@ -17,7 +17,8 @@ theta += rate * (V* - V_hat) * g, averaged over a batch.
 Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled
 with V* = the win rate of the engine's own search (`--label-mode`: `rollouts`, or `net-root`
 with the shipped net's priors at the root; the engine's defaults for the board size otherwise,
-`--label-playouts` playouts, no early stop): the labels are cached next to the
+or the `gammago gtp` options given by `--label-engine`, `--label-playouts` playouts, no early
+stop): the labels are cached next to the
 output (OUT.labels.json), so a second run with other training settings does not search again.
 The cache keys a position by what it is (position_key: the board size, komi, setup stones and
 the moves that led to it), not by where it was found, so it serves games given by any path, in
@@ -27,12 +28,14 @@ sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it show
 error by epoch.
 """
 import argparse
+import dataclasses
 import gzip
 import hashlib
 import json
 import math
 import os
 import random
+import shlex
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -62,9 +65,16 @@ def add_arguments(p: argparse.ArgumentParser):
     p.add_argument("--label-mode", choices=("rollouts", "net-root"), default="rollouts",
                    help="the engine search that labels a position: rollouts only, or with the "
                         "net at the root (default: %(default)s)")
+    p.add_argument("--label-engine", default="", metavar="OPTIONS",
+                   help="further `gammago gtp` options of the search that labels, as one "
+                        "string (such as \"--rollout-gammas FILE --rollout-tail-gammas on\"): "
+                        "labels by another engine than the defaults; the mode, playouts, "
+                        "seed, threads, resign and early stop are train-balance's own "
+                        "(default: none)")
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json): the positions it holds "
-                        "at the same --label-playouts and --label-mode are not labelled again, "
+                        "at the same --label-playouts, --label-mode and --label-engine are not "
+                        "labelled again, "
                         "and the new labels are added to it; a name ending in .gz is kept "
                         "compressed")
     p.add_argument("--base", default=None,
@@ -173,14 +183,55 @@ def _board_at(game, i):
     return b
 
 
-def _label_worker(args):
-    """V* of a list of positions (game, move number) by the engine's search: Black's win rate
-    at the root."""
-    size, items, playouts, seed, mode = args
+# the settings of the labelling search that train-balance sets itself
+_LABEL_OWN = ("--mode", "--playouts", "--seed", "--threads", "--resign", "--no-early-stop",
+              "--ponder")
+
+
+def label_engine_config(options="", mode="rollouts", playouts=10000, seed=1):
+    """The EngineConfig of the search that labels: the engine's defaults, changed by the
+    `gammago gtp` options in `options` (one string, as --label-engine takes it), with
+    train-balance's own mode, playouts and seed, one thread, no resignation, no early stop and
+    no pondering. Raises ValueError naming an option that is unknown, has a bad value, or is
+    one that train-balance sets itself."""
     from gammago.config import EngineConfig
+    try:
+        words = shlex.split(options)
+    except ValueError as e:
+        raise ValueError(f"--label-engine: {e}") from None
+    own = [w.split("=")[0] for w in words if w.split("=")[0] in _LABEL_OWN]
+    if own:
+        raise ValueError(f"--label-engine: {own[0]} is set by train-balance itself "
+                         f"(--label-mode, --label-playouts, --seed)")
+    p = argparse.ArgumentParser(prog="--label-engine", add_help=False, exit_on_error=False)
+    EngineConfig.add_arguments(p)
+    try:
+        args, extra = p.parse_known_args(words)
+    except (argparse.ArgumentError, SystemExit) as e:
+        raise ValueError(f"--label-engine: {e}") from None
+    if extra:
+        raise ValueError(f"--label-engine: not an option of gammago gtp: {' '.join(extra)}")
+    try:
+        cfg = EngineConfig.from_args(args)
+    except ValueError as e:
+        raise ValueError(f"--label-engine: {e}") from None
+    return dataclasses.replace(cfg, mode=mode, playouts=playouts, seed=seed, threads=1,
+                               early_stop=False, resign=0.0, ponder=False)
+
+
+def label_search(mode, options=""):
+    """The label cache's name of a labelling search: its mode, then its --label-engine options
+    (as shlex would quote them), if any. Labels are reused only where it is the same."""
+    words = shlex.split(options)
+    return " ".join([mode] + ([shlex.join(words)] if words else []))
+
+
+def _label_worker(args):
+    """V* of a list of positions (game, move number) by the engine's search (cfg, an
+    EngineConfig: label_engine_config): Black's win rate at the root."""
+    size, items, cfg = args
     from gammago.engine import Engine
-    e = Engine(EngineConfig(mode=mode, playouts=playouts, threads=1, seed=seed,
-                            early_stop=False, resign=0.0))
+    e = Engine(cfg)
     out = []
     for game, i in items:
         b = _board_at(game, i)
@@ -194,13 +245,17 @@ def _label_worker(args):
     return out
 
 
-def label_positions(games, positions, size, playouts, threads, seed, mode="rollouts"):
+def label_positions(games, positions, size, playouts, threads, seed, mode="rollouts",
+                    engine=""):
+    """Black's win rate at each of positions by the labelling search (label_engine_config of
+    engine, mode, playouts), in threads processes, each chunk of 16 with its own seed."""
     from concurrent.futures import ProcessPoolExecutor
+    cfg = label_engine_config(engine, mode, playouts, seed)
     items = [(games[gi], i) for gi, i, _ in positions]
     chunks = [items[i:i + 16] for i in range(0, len(items), 16)]
     labels = []
     with ProcessPoolExecutor(max_workers=max(1, threads)) as pool:
-        jobs = [(size, ch, playouts, seed + k, mode)
+        jobs = [(size, ch, dataclasses.replace(cfg, seed=seed + k))
                 for k, ch in enumerate(chunks)]
         bar = tqdm(total=len(positions), desc="label", unit="pos", file=sys.stderr,
                    dynamic_ncols=True)
@@ -243,7 +298,8 @@ def _write_labels(path, text):
 
 
 def read_label_cache(path, games=()):
-    """A label cache: (its playouts, its label mode, {position_key: Black's win rate}, the
+    """A label cache: (its playouts, its labelling search (label_search: the mode, and the
+    --label-engine options it was made with, if any), {position_key: Black's win rate}, the
     labels it holds by game name and move number alone: {(name, move number): Black's win
     rate}). A cache of version 1 keyed every position by its game's name and move number: those
     that name a position of `games` are keyed by the position (position_key) here, the rest
@@ -273,12 +329,15 @@ def read_label_cache(path, games=()):
             y = named.pop((game.name, i), None)
             if y is not None:
                 known.setdefault(position_key(game, i), y)
-    return d["playouts"], d.get("mode", "rollouts"), known, named
+    return (d["playouts"], label_search(d.get("mode", "rollouts"), d.get("engine", "")), known,
+            named)
 
 
-def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts"):
+def load_or_label(path, games, positions, size, playouts, threads, seed, mode="rollouts",
+                  engine=""):
     """The labels of positions, from the cache at path where it has them (made at the same
-    playouts and mode; a position is keyed by what it is: position_key) and by the search for
+    playouts, mode and engine options; a position is keyed by what it is: position_key) and by
+    the search for
     the rest, each position once. The cache is written back with every label it held and the
     new ones, so a run on more games labels only what it adds."""
     key = _positions_key(games, positions)
@@ -287,11 +346,12 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
     if path.exists():
         try:
             made_playouts, made_mode, cached, aside = read_label_cache(path, games)
-            if made_playouts == playouts and made_mode == mode:
+            if made_playouts == playouts and made_mode == label_search(mode, engine):
                 known, named = cached, aside
             else:
-                print(f"train-balance: {path} was made at other playouts or mode; "
-                      f"labelling again", file=sys.stderr)
+                print(f"train-balance: {path} was made by another search ({made_mode}, "
+                      f"{made_playouts} playouts; this run: {label_search(mode, engine)}, "
+                      f"{playouts}); labelling again", file=sys.stderr)
         except (OSError, EOFError, ValueError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
     todo, wanted = [], set()          # the first position of each key the cache lacks
@@ -306,11 +366,13 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
         print(f"train-balance: {sum(h in known for h in key)} labels from {path}, "
               f"{len(todo)} positions to label", file=sys.stderr)
     new = label_positions(games, [positions[k] for k in todo], size, playouts, threads, seed,
-                          mode)
+                          mode, engine)
     for k, y in zip(todo, new):
         known[key[k]] = y
     record = {"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
               "positions": list(known), "labels": list(known.values())}
+    if shlex.split(engine):
+        record["engine"] = shlex.join(shlex.split(engine))
     if named:
         print(f"train-balance: {len(named)} of the labels in {path} name games not given (a "
               f"cache of version 1 keyed positions by game); kept as they were",
@@ -456,6 +518,13 @@ def main(args):
     if not 0 < args.holdout < 1:
         print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
         return 2
+    try:        # the labelling engine's options, and its net and gamma files, before any work
+        from gammago.engine import Engine
+        Engine(label_engine_config(args.label_engine, args.label_mode, args.label_playouts,
+                                   args.seed)).new_game(args.size, 7.0)
+    except (OSError, ValueError) as e:
+        print(f"train-balance: {e}", file=sys.stderr)
+        return 2
     try:
         if args.base:
             g = G.load(G.find(args.base))
@@ -478,7 +547,7 @@ def main(args):
     positions = sample_positions(games, args.per_game, args.start, args.seed)
     labels = load_or_label(args.labels or out.with_name(out.name + ".labels.json"), games,
                            positions, args.size, args.label_playouts, args.threads, args.seed,
-                           args.label_mode)
+                           args.label_mode, args.label_engine)
     held = held_out_names(games, args.holdout, args.seed)
     tr = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name not in held]
     te = [(b, y) for (gi, _, b), y in zip(positions, labels) if games[gi].name in held]
@@ -505,7 +574,8 @@ def main(args):
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",
         f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "
-        f"held-out positions, labels: engine search ({args.label_mode}) at "
+        f"held-out positions, labels: engine search "
+        f"({label_search(args.label_mode, args.label_engine)}) at "
         f"{args.label_playouts} playouts",
         f"held-out MSE against the labels ({args.eval_playouts} playouts): "
         f"{first['held_out_mse']:.4f} -> {last['held_out_mse']:.4f} "

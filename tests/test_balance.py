@@ -373,3 +373,54 @@ def test_rollout_gammas_finds_a_shipped_table_by_name(tmp_path):
             Engine(EngineConfig(rollout_gammas="patterns/no-such.gamma"))
     finally:
         os.chdir(cwd)
+
+
+def test_label_engine_options_reach_the_labelling_search(tmp_path, capsys):
+    """--label-engine: gammago gtp options of the search that labels. They are parsed as the
+    engine parses them, train-balance's own settings win and may not be given, the search they
+    make labels otherwise (uniform rollouts here), and a cache made by another search is not
+    reused: it is named and labelled again, and records the options it was made with."""
+    from gammago import sgf
+    from gammago.train_balance import (label_engine_config, label_search, load_or_label,
+                                       read_label_cache, sample_positions)
+    cfg = label_engine_config("--rollout-tail-gammas on --rollout-tail-far 0.25", "net-root",
+                              500, 7)
+    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (True, 0.25)
+    assert (cfg.mode, cfg.playouts, cfg.seed, cfg.threads, cfg.resign, cfg.early_stop) == (
+        "net-root", 500, 7, 1, 0.0, False)
+    for bad, says in (("--playouts 5", "--playouts is set by train-balance"),
+                      ("--seed=3", "--seed is set by train-balance"),
+                      ("--bogus 1", "not an option of gammago gtp: --bogus 1"),
+                      ("--rollout-tail-far 0", "--rollout-tail-far must be"),
+                      ("--rollout-tail-gammas maybe", "invalid choice: 'maybe'"),
+                      ("'--rollout", "No closing quotation")):
+        with pytest.raises(ValueError, match="--label-engine: .*" + says.split(":")[0]):
+            label_engine_config(bad)
+    assert label_search("rollouts") == "rollouts"
+    assert label_search("net-root", " --rollout  light ") == "net-root --rollout light"
+    games = list(sgf.iter_games([GAMES], max_games=1))
+    positions = sample_positions(games, 4, 8, 1)
+    path = tmp_path / "labels.json"
+    gamma = load_or_label(path, games, positions, 9, 64, 1, 1)
+    uniform = load_or_label(path, games, positions, 9, 64, 1, 1, engine="--rollout light")
+    assert "made by another search (rollouts, 64 playouts; this run: rollouts --rollout " \
+           "light, 64)" in capsys.readouterr().err
+    assert uniform != gamma and all(0 <= y <= 1 for y in uniform)
+    assert json.loads(path.read_text())["engine"] == "--rollout light"
+    playouts, search, known, _ = read_label_cache(path, games)
+    assert (playouts, search, sorted(known.values())) == (64, "rollouts --rollout light",
+                                                          sorted(uniform))
+    assert load_or_label(path, games, positions, 9, 64, 1, 1, engine="--rollout light") == uniform
+    assert "labels from" in capsys.readouterr().err
+
+
+def test_train_balance_refuses_a_bad_label_engine_before_any_work(tmp_path):
+    """A --label-engine option that the engine refuses, or a file it cannot read, stops
+    train-balance at once with its name, before anything is labelled."""
+    for opts, says in (("--rollout-gammas " + str(tmp_path / "none.gamma"), "none.gamma"),
+                       ("--threads 4", "--threads is set by train-balance itself")):
+        r = subprocess.run([sys.executable, "-m", "gammago", "train-balance", GAMES, "--out",
+                            str(tmp_path / "t.gamma"), "--label-engine", opts],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+        assert not (tmp_path / "t.gamma.labels.json").exists()

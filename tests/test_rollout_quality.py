@@ -375,3 +375,44 @@ def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():
     for size in (9, 19):
         assert out[f"rollout_vs_gamma_{size}"] == pytest.approx(
             out[f"rollout_playouts_per_s_{size}"] / out[f"gamma_playouts_per_s_{size}"], rel=1e-3)
+
+
+def test_relabel_tool_labels_a_caches_positions_by_another_search(tmp_path, capsys):
+    """tools/relabel.py: the positions rollout_accuracy would judge against a cache (with
+    --holdout, the held-out ones) are labelled by the search --label-engine sets, into a cache
+    that names that search and that rollout_accuracy reads; a second run labels nothing; a
+    cache that holds none of the games, or a refused engine option, stops it with its name."""
+    from gammago import sgf
+    from gammago.train_balance import held_out_names, position_key, read_label_cache
+    tool, accuracy = load_tool("relabel"), load_tool("rollout_accuracy")
+    data = os.path.join(ROOT, "tests", "data")
+    sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
+    games = list(sgf.iter_games(sgfs))
+    cache = tmp_path / "labels.json"
+    keys = [position_key(g, i) for g in games for i in (20, 40)]
+    cache.write_text(json.dumps({"version": 2, "playouts": 100, "mode": "net-root",
+                                 "positions": keys, "labels": [0.5] * len(keys)}))
+    out = tmp_path / "new.json.gz"
+    argv = [str(cache), *sgfs, "--out", str(out), "--size", "19", "--holdout", "0.5",
+            "--label-playouts", "32", "--label-engine", "--rollout light", "--threads", "1"]
+    assert tool.main(argv) == 0
+    held = held_out_names(games, 0.5, 1)
+    want = {position_key(g, i) for g in games if g.name in held for i in (20, 40)}
+    playouts, search, known, _ = read_label_cache(out)
+    assert (playouts, search, set(known)) == (32, "rollouts --rollout light", want)
+    assert all(0 <= y <= 1 for y in known.values())
+    assert f"{len(want)} positions: mean label 0.5000 in" in capsys.readouterr().out
+    assert tool.main(argv) == 0
+    assert "labels from" in capsys.readouterr().err
+    assert accuracy.main([*sgfs, "--labels", str(out), "--playouts", "8", "--bootstrap", "20",
+                          "--json"]) == 0
+    judged = json.loads(capsys.readouterr().out)
+    assert judged["positions"] == len(want)
+    assert judged["labels"]["mode"] == "rollouts --rollout light"
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"version": 2, "playouts": 100, "mode": "net-root",
+                                 "positions": ["0" * 16], "labels": [0.5]}))
+    assert tool.main([str(empty), *sgfs, "--out", str(tmp_path / "x.json"), "--size", "19"]) == 2
+    assert "holds no position of these games" in capsys.readouterr().err
+    assert tool.main(argv[:-4] + ["--label-engine", "--threads 3"]) == 2
+    assert "--threads is set by train-balance itself" in capsys.readouterr().err

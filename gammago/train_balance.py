@@ -69,7 +69,8 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="further `gammago gtp` options of the search that labels, as one "
                         "string (such as \"--rollout-gammas FILE --rollout-tail-gammas on\"): "
                         "labels by another engine than the defaults; the mode, playouts, "
-                        "seed, threads, resign and early stop are train-balance's own "
+                        "seed, threads, resign and early stop are train-balance's own; a "
+                        "single flag is given with '=', as --label-engine=--no-reuse "
                         "(default: none)")
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json): the positions it holds "

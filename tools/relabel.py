@@ -47,7 +47,8 @@ def main(argv=None):
     ap.add_argument("--label-playouts", type=int, default=10000)
     ap.add_argument("--label-mode", choices=("rollouts", "net-root"), default="rollouts")
     ap.add_argument("--label-engine", default="", metavar="OPTIONS",
-                    help="further gammago gtp options of the labelling search (as train-balance)")
+                    help="further gammago gtp options of the labelling search (as train-balance; "
+                         "a single flag with '=': --label-engine=--no-reuse)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the labelling searches")
     ap.add_argument("--threads", type=int, default=2, help="processes that label")
     args = ap.parse_args(argv)

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from gammago import sgf  # noqa: E402
-from gammago.train_balance import (held_out_names, label_engine_config,  # noqa: E402
-                                   load_or_label, read_label_cache)
-from rollout_accuracy import labelled_positions  # noqa: E402
+from gammago.train_balance import (label_engine_config, load_or_label,  # noqa: E402
+                                   read_label_cache)
+from rollout_accuracy import judged_positions  # noqa: E402
 
 
 def main(argv=None):
@@ -66,12 +66,7 @@ def main(argv=None):
     except (OSError, EOFError, ValueError) as e:
         print(f"relabel: {e}", file=sys.stderr)
         return 2
-    others = []
-    if args.holdout is not None:
-        held = held_out_names(games, args.holdout, args.split_seed) if games else set()
-        others = [g for g in games if g.name not in held]
-        games = [g for g in games if g.name in held]
-    positions = labelled_positions(games, known, others)
+    games, positions = judged_positions(games, known, args.holdout, args.split_seed)
     if not positions:
         print(f"relabel: {args.cache} holds no position of these games", file=sys.stderr)
         return 2

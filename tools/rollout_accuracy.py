@@ -147,6 +147,18 @@ def labelled_positions(games, known, others=()):
     return positions_of(games, label)
 
 
+def judged_positions(games, known, holdout=None, split_seed=1):
+    """(the games judged, their labelled_positions): with holdout, only the games that
+    train-balance --holdout holdout --seed split_seed held out, less the positions a training
+    game reaches; else every game (tools/relabel.py labels the same positions again)."""
+    if holdout is None:
+        return games, labelled_positions(games, known)
+    from gammago.train_balance import held_out_names
+    held = held_out_names(games, holdout, split_seed) if games else set()
+    test = [g for g in games if g.name in held]
+    return test, labelled_positions(test, known, [g for g in games if g.name not in held])
+
+
 def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
              tail=T.RULES_DEFAULT, mercy=0, far=1.0):
     """(P(Black wins) of each position by pure Monte-Carlo, the moves played in all);
@@ -227,7 +239,7 @@ def main(argv=None):
         games.append(game)
     known = None
     if args.labels:
-        from gammago.train_balance import held_out_names, read_label_cache
+        from gammago.train_balance import read_label_cache
         try:
             label_playouts, label_mode, known, _ = read_label_cache(args.labels, games)
         except (ValueError, OSError, EOFError) as e:
@@ -236,11 +248,7 @@ def main(argv=None):
     if known is None:
         positions = sample_positions(games, args.start, args.step)
     else:
-        if args.holdout is not None:
-            held = held_out_names(games, args.holdout, args.split_seed) if games else set()
-            others = [g for g in games if g.name not in held]
-            games = [g for g in games if g.name in held]
-        positions = labelled_positions(games, known, others if args.holdout is not None else ())
+        games, positions = judged_positions(games, known, args.holdout, args.split_seed)
     if not positions:
         if known is not None:
             print(f"rollout_accuracy: {args.labels} holds no position of these games "

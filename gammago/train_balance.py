@@ -343,15 +343,16 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
     new ones, so a run on more games labels only what it adds."""
     key = _positions_key(games, positions)
     path = Path(path)
+    search = label_search(mode, engine)
     known, named = {}, {}
     if path.exists():
         try:
             made_playouts, made_mode, cached, aside = read_label_cache(path, games)
-            if made_playouts == playouts and made_mode == label_search(mode, engine):
+            if made_playouts == playouts and made_mode == search:
                 known, named = cached, aside
             else:
                 print(f"train-balance: {path} was made by another search ({made_mode}, "
-                      f"{made_playouts} playouts; this run: {label_search(mode, engine)}, "
+                      f"{made_playouts} playouts; this run: {search}, "
                       f"{playouts}); labelling again", file=sys.stderr)
         except (OSError, EOFError, ValueError) as e:   # EOFError: a truncated .gz
             print(f"train-balance: cannot read {path} ({e}); labelling again", file=sys.stderr)
@@ -372,8 +373,8 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
         known[key[k]] = y
     record = {"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
               "positions": list(known), "labels": list(known.values())}
-    if shlex.split(engine):
-        record["engine"] = shlex.join(shlex.split(engine))
+    if search != mode:
+        record["engine"] = search[len(mode) + 1:]    # the options, as label_search writes them
     if named:
         print(f"train-balance: {len(named)} of the labels in {path} name games not given (a "
               f"cache of version 1 keyed positions by game); kept as they were",

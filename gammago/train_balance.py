@@ -47,18 +47,9 @@ from tqdm import tqdm
 LABELS_VERSION = 2     # 1 keyed a position by its game's name and move number
 
 
-def add_arguments(p: argparse.ArgumentParser):
-    p.add_argument("paths", nargs="+", help="SGF files, directories or archives")
-    p.add_argument("--out", required=True, help="gamma file to write")
-    p.add_argument("--size", type=int, default=9,
-                   help="board size of the games used (default: %(default)s)")
-    p.add_argument("--max-games", type=int, default=None, help="read at most this many games")
-    p.add_argument("--per-game", type=int, default=8,
-                   help="positions sampled from a game (default: %(default)s)")
-    p.add_argument("--start", type=int, default=4,
-                   help="first move number sampled (default: %(default)s)")
-    p.add_argument("--holdout", type=float, default=0.1,
-                   help="share of games held out (default: %(default)s)")
+def add_label_arguments(p: argparse.ArgumentParser):
+    """The options of the search that labels (--label-playouts, --label-mode, --label-engine),
+    which tools/relabel.py takes as well."""
     p.add_argument("--label-playouts", type=int, default=10000,
                    help="playouts of the engine search that labels a position "
                         "(default: %(default)s)")
@@ -72,6 +63,21 @@ def add_arguments(p: argparse.ArgumentParser):
                         "seed, threads, resign and early stop are train-balance's own; a "
                         "single flag is given with '=', as --label-engine=--no-reuse "
                         "(default: none)")
+
+
+def add_arguments(p: argparse.ArgumentParser):
+    p.add_argument("paths", nargs="+", help="SGF files, directories or archives")
+    p.add_argument("--out", required=True, help="gamma file to write")
+    p.add_argument("--size", type=int, default=9,
+                   help="board size of the games used (default: %(default)s)")
+    p.add_argument("--max-games", type=int, default=None, help="read at most this many games")
+    p.add_argument("--per-game", type=int, default=8,
+                   help="positions sampled from a game (default: %(default)s)")
+    p.add_argument("--start", type=int, default=4,
+                   help="first move number sampled (default: %(default)s)")
+    p.add_argument("--holdout", type=float, default=0.1,
+                   help="share of games held out (default: %(default)s)")
+    add_label_arguments(p)
     p.add_argument("--labels", default=None,
                    help="label cache (default: OUT with .labels.json): the positions it holds "
                         "at the same --label-playouts, --label-mode and --label-engine are not "
@@ -220,11 +226,17 @@ def label_engine_config(options="", mode="rollouts", playouts=10000, seed=1):
                                early_stop=False, resign=0.0, ponder=False)
 
 
+def label_engine_options(options=""):
+    """--label-engine options as a label cache records them: quoted as shlex would ("" for
+    none)."""
+    return shlex.join(shlex.split(options))
+
+
 def label_search(mode, options=""):
     """The label cache's name of a labelling search: its mode, then its --label-engine options
-    (as shlex would quote them), if any. Labels are reused only where it is the same."""
-    words = shlex.split(options)
-    return " ".join([mode] + ([shlex.join(words)] if words else []))
+    (label_engine_options), if any. Labels are reused only where it is the same."""
+    words = label_engine_options(options)
+    return f"{mode} {words}" if words else mode
 
 
 def _label_worker(args):
@@ -373,8 +385,9 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
         known[key[k]] = y
     record = {"version": LABELS_VERSION, "playouts": playouts, "mode": mode,
               "positions": list(known), "labels": list(known.values())}
-    if search != mode:
-        record["engine"] = search[len(mode) + 1:]    # the options, as label_search writes them
+    options = label_engine_options(engine)
+    if options:
+        record["engine"] = options
     if named:
         print(f"train-balance: {len(named)} of the labels in {path} name games not given (a "
               f"cache of version 1 keyed positions by game); kept as they were",

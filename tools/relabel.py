@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from gammago import sgf  # noqa: E402
-from gammago.train_balance import (label_engine_config, load_or_label,  # noqa: E402
-                                   read_label_cache)
+from gammago.train_balance import (add_label_arguments, label_engine_config,  # noqa: E402
+                                   load_or_label, read_label_cache)
 from rollout_accuracy import judged_positions  # noqa: E402
 
 
@@ -44,11 +44,7 @@ def main(argv=None):
                     help="only the games train-balance --holdout F held out")
     ap.add_argument("--split-seed", type=int, default=1,
                     help="train-balance's --seed of that split (default 1, its default)")
-    ap.add_argument("--label-playouts", type=int, default=10000)
-    ap.add_argument("--label-mode", choices=("rollouts", "net-root"), default="rollouts")
-    ap.add_argument("--label-engine", default="", metavar="OPTIONS",
-                    help="further gammago gtp options of the labelling search (as train-balance; "
-                         "a single flag with '=': --label-engine=--no-reuse)")
+    add_label_arguments(ap)
     ap.add_argument("--seed", type=int, default=1, help="seed of the labelling searches")
     ap.add_argument("--threads", type=int, default=2, help="processes that label")
     args = ap.parse_args(argv)

@@ -20,6 +20,7 @@ import importlib.util
 import io
 import logging
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -31,7 +32,8 @@ log = logging.getLogger("gammago")
 
 MODEL_FORMAT = "gammago-net 1"     # what models carry; tools/train_net.py writes this value
 SYMMETRY_MODES = ("random", "average")
-DEFAULT_MODEL = str(shipped_dir("models") / "gammago-net-b6c64.onnx")
+MODELS_DIR = shipped_dir("models")
+DEFAULT_MODEL = str(MODELS_DIR / "gammago-net-b6c64.onnx")
 
 _PROVIDERS = None            # probed once per process
 _SAID = set()                # providers already announced on stderr
@@ -128,12 +130,25 @@ def point_policy(probs, n):
     return out
 
 
+def find(path):
+    """A model named on the command line: the path as given when it is there, else a bare NAME
+    or models/NAME among the shipped models (MODELS_DIR, where `pip install .` put them), else
+    the path as given (for Net to refuse with its name)."""
+    path = Path(path)
+    if not path.exists() and path.parent in (Path("."), Path("models")):
+        shipped = MODELS_DIR / path.name
+        if shipped.is_file():
+            return shipped
+    return path
+
+
 class Net:
     """One ONNX policy/value model; see the module docstring."""
 
     def __init__(self, path, symmetry="random", seed=None, threads=0, provider_list=None):
         if symmetry not in SYMMETRY_MODES:
             raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, not {symmetry!r}")
+        path = str(find(path))
         self.path = path
         self.symmetry = symmetry
         self.rng = np.random.default_rng(seed)

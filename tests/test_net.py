@@ -369,6 +369,19 @@ def test_missing_and_corrupt_models_are_refused(tmp_path):
 
 
 @needs_model
+def test_a_shipped_model_is_found_by_name_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = os.path.basename(N.DEFAULT_MODEL)
+    for given in (name, f"models/{name}"):
+        assert N.Net(given).path == N.DEFAULT_MODEL
+    # a file in the working directory comes first; a name found nowhere is refused as given
+    shutil.copy(N.DEFAULT_MODEL, tmp_path / name)
+    assert N.Net(name).path == name
+    with pytest.raises(N.NetError, match="models/none.onnx: no such model file"):
+        N.Net("models/none.onnx")
+
+
+@needs_model
 def test_truncated_and_mismatched_models_are_refused(tmp_path):
     data = open(SHIPPED, "rb").read()
     cut = tmp_path / "cut.onnx"

@@ -2,7 +2,7 @@
 
 Format (one feature per line after the header, '#' starts a comment line):
 
-    gammago-gammas 1 features=1 nfeat=7527 npat3=7455
+    gammago-gammas 1 features=4 nfeat=73094 npat3=7455
     # free-form comments: data, command, date, held-out accuracy
     capture:last/1      18.25   wins=1234 seen=2345
     pat3:0x00205         1.0314 wins=... seen=...

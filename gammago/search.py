@@ -21,9 +21,10 @@ class SearchProtocol(Protocol):
     def use_gammas(self, table):
         """Rate children by a gamma table (None: the cheap built-in rating)."""
 
-    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail=1):
+    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail=1, tail_far_scale=1.0):
         """Roll out with the gamma policy of a table (None: light rollouts); tail: the light
-        tail's rules word (gammago.tail.rules)."""
+        tail's rules word (gammago.tail.rules); tail_far_scale: the factor on the gamma tail's
+        weight for the board away from the last move."""
 
     # --- the root ---
     def set_root(self, board, moves=None):
@@ -69,6 +70,11 @@ class SearchProtocol(Protocol):
 
     def pv(self, path=(), maxlen=20):
         """The most visited line from the node reached by path (path included)."""
+
+    @property
+    def owned(self):
+        """Playouts of the current search played to the end (not ended by the mercy rule):
+        those that ownership() counts."""
 
     def ownership(self):
         """Mean final ownership over this search's playouts, +1 Black .. -1 White, [row, col]

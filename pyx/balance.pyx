@@ -5,8 +5,11 @@ log-probability of the moves they played with respect to the log-gammas.
 
 A playout plays every move with probability proportional to the product of the gammas of its
 rollout features (features.pxd: rollout_features), as the rollouts do with the gammas to the end
-(pyx/rollout.pyx; pass only when no point has a positive weight). This module recomputes every
-weight at every move, which is slow but simple: it serves training, not play. For a move a
+(pyx/rollout.pyx; pass only when no point has a positive weight). After its first light_after
+moves a playout may go on with the light tail's rules (tail_choose: moves outside the gradient)
+or with the gamma tail (_gamma_tail: its gamma draws among the last move's neighbours count in
+the gradient), as the engine's rollouts do. This module recomputes every weight at every move,
+which is slow but simple: it serves training, not play. For a move a
 chosen among the candidates b with probabilities pi(b),
 
     d log pi(a) / d theta_k = phi_k(a) - sum_b pi(b) phi_k(b)

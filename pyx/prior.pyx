@@ -2,7 +2,7 @@
 """Prior ratings of candidate moves for the tree (declarations: gammago/prior.pxd): the cheap
 rule-based rating, the gamma rating, and the ladder adjustment read by pyx/tactics. The tree
 (pyx/tree.pyx) plugs one of the ratings into its prior_t hook and applies the ladder adjustment
-on top when its ladders are on."""
+on top."""
 import array
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, uint64_t

@@ -19,7 +19,7 @@ taken more than N stones beyond the other), `power=P` the rollouts' power on the
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
 and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
 by the variant's own scale parts). The base is the engine's default for
-`--size` (`--base`; gammago.engine.rollout_scale_for, ROLLOUT_SCALE without --size).
+`--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
 patterns/labels/rollout9-tail-net-root-10000.labels.json.gz), the positions are those of the

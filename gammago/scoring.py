@@ -63,13 +63,21 @@ def score_text(score):
 
 
 def settled(board):
-    """Every point is pass-alive (Benson) for one side or a dame (an empty point that touches
-    both colours' areas)."""
+    """Every point is pass-alive (Benson) for one side or a dame (an empty point next to stones
+    of both colours). An empty board is not settled, nor is open space that reaches both
+    colours (area scoring's neutral points that are not next to both)."""
     alive = board.pass_alive()
+    a = board.to_array()
+    n = board.size
     for v, owner in board.area().items():
         if v in alive:
             continue
         if owner != "." or board.color_at(v) != ".":
+            return False
+        r, c = parse_vertex(v, n)
+        touch = {int(a[y, x]) for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                 if 0 <= y < n and 0 <= x < n}
+        if not {1, 2} <= touch:
             return False
     return True
 

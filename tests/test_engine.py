@@ -6,6 +6,7 @@ import time
 import pytest
 
 from gammago import net as _net
+from gammago import scoring
 from gammago.board import Board
 from gammago.clock import Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES,
@@ -493,6 +494,30 @@ def test_cleanup_captures_dead_stones_before_passing(mode):
     assert moves[-1] == "pass", moves
     assert e.board.stones("w") == []                # both captured before the pass
     assert e.board.score() > 0
+
+
+def _walls(open_cols):
+    """7x7: Black's columns A..C and White's E..G, each with two eyes (A2, A5 / G2, G5); the
+    columns in open_cols left empty."""
+    black = [f"{c}{r}" for c in "ABC" for r in range(1, 8)
+             if f"{c}{r}" not in ("A2", "A5") and c not in open_cols]
+    white = [f"{c}{r}" for c in "EFG" for r in range(1, 8)
+             if f"{c}{r}" not in ("G2", "G5") and c not in open_cols]
+    b = Board(7)
+    b.setup(black, white)
+    return b
+
+
+def test_settled_means_only_dame_left():
+    assert not scoring.settled(Board(9))            # nothing is decided on an empty board
+    assert scoring.settled(_walls(""))              # column D: each point next to both colours
+    assert not scoring.settled(_walls("C"))         # columns C and D: a point to gain for each
+
+
+@pytest.mark.parametrize("mode", ["rollouts", "auto"])
+def test_clean_up_on_an_empty_board_plays(mode):
+    e = engine(mode=mode, playouts=300)
+    assert e.genmove("w", cleanup=True) != "pass"
 
 
 def test_final_status_alive_and_score_of_a_settled_board():

@@ -10,12 +10,12 @@ import sys
 
 # (name, module, one-line help)
 COMMANDS = [
-    ("bench", "gammago.bench", "playout and search speed figures (median of several runs)"),
+    ("bench", "gammago.bench", "playout, search and net speed figures (median of several runs)"),
     ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
     ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
     ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
     ("train-balance", "gammago.train_balance", "simulation balancing of the rollout gammas on labelled positions"),
-    ("predict", "gammago.predict", "move-prediction accuracy of gammas on SGF records"),
+    ("predict", "gammago.predict", "move-prediction accuracy of gammas or a net on SGF records"),
     ("regress", "gammago.regress", "run GNU Go / Fuego regression suites (.tst) against a GTP engine"),
 ]
 

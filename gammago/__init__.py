@@ -20,6 +20,18 @@ def shipped_dir(name):
     return checkout
 
 
+def find_shipped(path, directory, folder):
+    """A file named on the command line: the path as given when it is there, else a bare NAME
+    or FOLDER/NAME (folder: "patterns" or "models") found in `directory`, where the shipped
+    files are (shipped_dir), else the path as given (for the loader to refuse with its name)."""
+    path = Path(path)
+    if not path.exists() and path.parent in (Path("."), Path(folder)):
+        shipped = Path(directory) / path.name
+        if shipped.is_file():
+            return shipped
+    return path
+
+
 def build():
     """Which gammago this is: the package's directory, and where it lies in a git checkout the
     commit (`git describe --always --dirty`). `gammago match` asks engines for it (GTP

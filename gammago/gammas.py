@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from gammago import features as F
-from gammago import shipped_dir
+from gammago import find_shipped, shipped_dir
 
 MAGIC = "gammago-gammas"
 FILE_VERSION = 1
@@ -177,12 +177,7 @@ def find(path):
     """A gamma file named on the command line: the path as given when it is there, else a
     bare NAME or patterns/NAME among the shipped tables (PATTERNS_DIR, where `pip install .`
     put them), else the path as given (for load to refuse with its name)."""
-    path = Path(path)
-    if not path.exists() and path.parent in (Path("."), Path("patterns")):
-        shipped = PATTERNS_DIR / path.name
-        if shipped.is_file():
-            return shipped
-    return path
+    return find_shipped(path, PATTERNS_DIR, "patterns")
 
 
 _cache = {}

@@ -20,12 +20,11 @@ import importlib.util
 import io
 import logging
 import os
-from pathlib import Path
 
 import numpy as np
 
 from gammago import planes as P
-from gammago import shipped_dir
+from gammago import find_shipped, shipped_dir
 from gammago.board import Board, format_vertex, parse_vertex
 
 log = logging.getLogger("gammago")
@@ -134,12 +133,7 @@ def find(path):
     """A model named on the command line: the path as given when it is there, else a bare NAME
     or models/NAME among the shipped models (MODELS_DIR, where `pip install .` put them), else
     the path as given (for Net to refuse with its name)."""
-    path = Path(path)
-    if not path.exists() and path.parent in (Path("."), Path("models")):
-        shipped = MODELS_DIR / path.name
-        if shipped.is_file():
-            return shipped
-    return path
+    return find_shipped(path, MODELS_DIR, "models")
 
 
 class Net:

@@ -12,10 +12,14 @@ Phases, each with a progress bar:
               among the kept candidates merged into their group's default pattern
   3. MM       Coulom's MM, group by group, until the log-posterior stops improving
   4. held-out rank the moves of every position of the held-out games with the new gammas
+              (a held-out game whose moves repeat a training game's, or an earlier held-out
+              game's, is left out of the evaluation and counted: a corpus may file one game
+              twice, under two names that the split sends to different sides)
 Then it writes the gamma file, a report PNG (log-likelihood per iteration, held-out accuracy by
 move number) beside it, and prints top-1 / top-5 / mean log-evidence on the held-out games
 (and for each input path apart when there are several).
 """
+import hashlib
 import shlex
 import sys
 import time
@@ -40,6 +44,7 @@ MAX_ITER = 60               # MM sweeps at most
 TOL = 1e-4                  # stop when a sweep gains less log-posterior per position
 SLACK = 0.25                # the kept positions may run this fraction over the budget before a cut
 BLOCK_ENTRIES = 1 << 23     # candidate entries per block of teams deduplicated on arrival
+REPEATS_SHOWN = 10          # held-out repeats named one by one on stderr; the rest counted
 STEP = 1 << 24              # candidate entries per slice of the whole-sample passes
 
 
@@ -61,6 +66,13 @@ def _release_memory(first=False):
 def held_out(name, seed, fraction):
     """Deterministic split by game: the same name and seed always land on the same side."""
     return zlib.crc32(f"{seed}:{name}".encode()) / 2.0 ** 32 < fraction
+
+
+def game_digest(game):
+    """An 8-byte digest of what makes two records the same game: the board size, the setup
+    stones and the moves (not the names, the players or the comments)."""
+    text = repr((game.size, sorted(game.setup_black), sorted(game.setup_white), game.moves))
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
 
 def _sample(name, n, k, seed):
@@ -89,7 +101,8 @@ def _init(cfg):
 def _extract_chunk(task):
     """(threshold, [(name, bytes|SgfError, source index)]) -> {"keys": the chunk's distinct team
     keys, "records": [('train', name, (index into keys, counts, offsets, winner, priorities,
-    positions sampled)) | ('held', name, (source index, bytes)) | ('error', name, problem)]}.
+    positions sampled), digest) | ('held', name, (source index, bytes), digest) |
+    ('error', name, problem, None)]}, digest being the game's game_digest.
     Positions of priority at or above the threshold are not extracted: the budget has no room
     for them. Each chunk's teams are deduplicated here, on the workers."""
     threshold, chunk = task
@@ -103,7 +116,7 @@ def _extract_chunk(task):
             if held_out(name, _CFG["seed"], _CFG["holdout"]):
                 # checked now so that a bad held-out game is reported with the others
                 F.extract_game(game.board(), game.moves, np.zeros(n, np.uint8))
-                out.append(("held", name, (src, data)))
+                out.append(("held", name, (src, data), game_digest(game)))
                 continue
             mask = _sample(name, n, _CFG["positions"], _CFG["seed"])
             take = np.ones(n, dtype=bool) if mask is None else mask.astype(bool)
@@ -114,16 +127,17 @@ def _extract_chunk(task):
                                                           take.astype(np.uint8))
             train.append(keys)
             out.append(("train", name, [None, counts.astype(np.uint16), offs,
-                                        win.astype(np.int16), prio[mvn], sampled]))
+                                        win.astype(np.int16), prio[mvn], sampled],
+                        game_digest(game)))
         except sgf.SgfError as e:
-            out.append(("error", name, e.problem))
+            out.append(("error", name, e.problem, None))
         except ValueError as e:
-            out.append(("error", name, str(e)))
+            out.append(("error", name, str(e), None))
     uniq = np.zeros(0, dtype=np.int64)
     if train:
         uniq, index = np.unique(np.concatenate(train), return_inverse=True)
         parts = np.split(index.astype(np.int32), np.cumsum([len(k) for k in train])[:-1])
-        for (kind, _, payload), part in zip((r for r in out if r[0] == "train"), parts):
+        for (kind, _, payload, _), part in zip((r for r in out if r[0] == "train"), parts):
             payload[0] = part
     return {"keys": uniq, "records": out}
 
@@ -281,10 +295,12 @@ def _limited(sources, max_games):
 
 def extract(paths, args, workers, client=None):
     """Phase 1. Returns (Sample, held-out games [(name, path index, bytes)], errors, records
-    read, training games). The chunks go to `workers` local processes, or to the workers of a
-    Dask cluster (`client`): the same _extract_chunk on the same chunks, its results taken in
-    the same order."""
+    read, training games, repeats: the held-out games left out because their moves repeat a
+    training game's or an earlier held-out game's [(name, the other's name)]). The chunks go
+    to `workers` local processes, or to the workers of a Dask cluster (`client`): the same
+    _extract_chunk on the same chunks, its results taken in the same order."""
     held, errors = [], []
+    trained, held_digests = {}, []            # digest -> first training game's name
     sample = Sample(args.max_positions)
     sources = _limited(_sources(paths), args.max_games)
     cfg = {"seed": args.seed, "holdout": args.holdout, "positions": args.positions_per_game}
@@ -299,13 +315,15 @@ def extract(paths, args, workers, client=None):
         outs = predict.map_chunks(_extract_chunk, chunks, workers, _init, (cfg,))
     for out in outs:
         games = []
-        for kind, name, payload in out["records"]:
+        for kind, name, payload, digest in out["records"]:
             n += 1
             if kind == "train":
                 ntrain += 1
                 games.append(payload)
+                trained.setdefault(digest, name)
             elif kind == "held":
                 held.append((name, *payload))
+                held_digests.append(digest)
             else:
                 errors.append((name, payload))
                 bar.write(f"skipped {name}: {payload}", file=sys.stderr)
@@ -314,7 +332,16 @@ def extract(paths, args, workers, client=None):
         bar.set_postfix(train=ntrain, held=len(held), bad=len(errors),
                         positions=f"{sample.positions:,}")
     bar.close()
-    return sample, held, errors, n, ntrain
+    # the repeats are known only once every training game is read
+    kept, repeats, first = [], [], {}
+    for game, digest in zip(held, held_digests):
+        twin = trained.get(digest) or first.get(digest)
+        if twin is None:
+            first[digest] = game[0]
+            kept.append(game)
+        else:
+            repeats.append((game[0], twin))
+    return sample, kept, errors, n, ntrain, repeats
 
 
 def _team_columns(keys):
@@ -488,7 +515,7 @@ def main(args):
             client = cluster.connect(args.scheduler, args.connect_timeout, need_features=True,
                                      log=lambda m: print(m, file=sys.stderr))
         t = time.perf_counter()
-        sample, held, errors, nrec, ntrain = extract(args.paths, args, workers, client)
+        sample, held, errors, nrec, ntrain, repeats = extract(args.paths, args, workers, client)
         times["extract"] = time.perf_counter() - t
     except cluster.ClusterError as e:
         print(f"gammago train-mm: {e}", file=sys.stderr)
@@ -496,6 +523,11 @@ def main(args):
     finally:
         if client is not None:
             cluster.close(client, lost=client.status != "running")
+    for name, twin in repeats[:REPEATS_SHOWN]:
+        print(f"not evaluated: held-out {name} repeats the moves of {twin}", file=sys.stderr)
+    if len(repeats) > REPEATS_SHOWN:
+        print(f"not evaluated: {len(repeats) - REPEATS_SHOWN} more held-out games that repeat "
+              f"another game's moves", file=sys.stderr)
     if not sample.positions:
         print(f"gammago train-mm: no usable training game in {nrec} records "
               f"({len(errors)} skipped)", file=sys.stderr)
@@ -564,8 +596,10 @@ def main(args):
         f"data: {nrec} records read, {ntrain} training games ({npos:,} positions"
         + (f" kept of {nsampled:,}, the --max-positions {args.max_positions:,} of lowest priority"
            if npos < nsampled else "")
-        + f"; {args.positions_per_game or 'all'} per game), {len(held)} held out, "
-        f"{len(errors)} skipped",
+        + f"; {args.positions_per_game or 'all'} per game), {len(held)} held out"
+        + (f" (and {len(repeats)} left out of the evaluation: their moves repeat another "
+           f"game's)" if repeats else "")
+        + f", {len(errors)} skipped",
         "patterns: " + "; ".join(
             f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
             f"candidates), {nrare[name]} merged into {name}:default" for name in kept),

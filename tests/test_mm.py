@@ -309,3 +309,27 @@ def test_train_mm_held_out_by_input_path(tmp_path, capsys):
     assert rc == 0
     out = capsys.readouterr().out
     assert f"held out, {DATA}: " in out
+
+
+def test_train_mm_leaves_out_held_out_repeats_of_other_games(tmp_path, capsys):
+    """One game filed under many names: the copies the split holds out repeat a training
+    copy's moves (or each other's) and are named and counted, not evaluated; a game that
+    differs only in its header is the same game."""
+    src = (DATA / "2001-02-16-7.sgf").read_bytes()
+    names = [f"copy{i}.sgf" for i in range(12)]
+    for i, name in enumerate(names):
+        data = src.replace(b"(;", f"(;GN[copy {i}]C[filed again]".encode(), 1) if i % 2 else src
+        (tmp_path / name).write_bytes(data)
+    other = DATA / "2003-10-23-9.sgf"
+    held = [n for n in names if train_mm.held_out(str(tmp_path / n), 5, 0.5)]
+    assert 2 <= len(held) < len(names)          # the split sends copies to both sides
+    assert not train_mm.held_out(str(other), 5, 0.5)
+    rc = cli.main(["train-mm", str(tmp_path), str(other), "--out", str(tmp_path / "x.gamma"),
+                   "--holdout", "0.5", "--workers", "1", "--seed", "5",
+                   "--min-pattern-count", "1"])
+    assert rc == 0
+    cap = capsys.readouterr()
+    assert cap.err.count("not evaluated: held-out ") == len(held)
+    assert (f"0 held out (and {len(held)} left out of the evaluation: their moves repeat "
+            f"another game's), 0 skipped") in cap.out
+    assert "held out: none" in cap.out

@@ -283,6 +283,25 @@ def test_reading_games_gives_the_same_sample_for_any_number_of_workers(tmp_path)
     assert list(one["train_names"]) == sorted(one["train_names"])
 
 
+def test_held_out_repeats_of_training_games_are_left_out(tmp_path, capsys):
+    """One game filed under many names: the copies the name hash holds out repeat a training
+    copy's moves and are named and left out; the others train as before."""
+    pytest.importorskip("torch")
+    T = load_tool("train_net")
+    src = open(os.path.join(ROOT, "tests", "data", "2001-02-16-7.sgf"), "rb").read()
+    names = [str(tmp_path / f"copy{i}.sgf") for i in range(40)]
+    for name in names:
+        open(name, "wb").write(src)
+    held = [n for n in names if T.is_heldout(n, 250)]
+    assert 2 <= len(held) < len(names)
+    data = T.build_dataset([str(tmp_path)], games=40, per_game=5, heldout_games=10, seed=4,
+                           total_games_hint=40)
+    err = capsys.readouterr().err
+    assert err.count("not evaluated: held-out ") == len(held) and data["repeats"] == len(held)
+    assert len(data["heldout_names"]) == 0 and len(data["heldout_move"]) == 0
+    assert len(data["train_names"]) == len(names) - len(held)
+
+
 def test_training_resumes_from_its_checkpoint(tmp_path):
     """--checkpoint saves the state; --resume goes on in the same schedule: the second run
     starts from the first one's positions and time, and adds to them."""

@@ -13,7 +13,8 @@ gammago imports torch. The input planes come from gammago.planes (the same funct
 calls), so a model and the engine see positions identically.
 
 Steps: (1) sample games from the SGF archives, a few positions per game so that no game's result
-dominates the value targets; games are split train / held-out by a hash of their name;
+dominates the value targets; games are split train / held-out by a hash of their name (a held-out
+game whose moves repeat a training game's is named and left out);
 (2) train a fully convolutional residual net (policy: softmax over points + pass; value: tanh
 through global pooling), each position under a random one of the 8 symmetries, for a bounded
 wall time with a cosine learning-rate schedule over that time; (3) score the held-out positions
@@ -27,6 +28,7 @@ state every few minutes and `--resume` goes on from it, and `--total-minutes` bo
 """
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import math
@@ -255,7 +257,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
     positions as arrays, each position with its game's index in the corpus (`src`), the games'
     names and lengths, and the skip messages."""
     xs, ms, vs, vm, srcs, plies, held = [], [], [], [], [], [], []
-    games = {}                     # src -> (name, length, heldout)
+    games = {}                     # src -> (name, length, heldout, digest of the moves)
     skipped = []
     seen = 0
     for i, (name, data) in enumerate(iter_sgf_sources(paths)):
@@ -287,7 +289,8 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         if value_per_game and len(picks) > value_per_game:   # the value learns from a few of them
             mask[:] = 0
             mask[rng.choice(len(picks), size=value_per_game, replace=False)] = 1
-        games[i] = (name, len(moves), is_held)
+        games[i] = (name, len(moves), is_held,
+                    hashlib.blake2b(repr(moves).encode(), digest_size=8).digest())
         xs.extend(x)
         ms.extend(m)
         vs.extend(v)
@@ -353,8 +356,27 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
     for sh in shares:
         allgames.update(sh["games"])
     cat = {k: np.concatenate([sh[k] for sh in shares]) for k in ("x", "move", "value", "vmask", "src", "ply", "held")}
+    # a held-out game whose moves repeat a training game's (or an earlier held-out game's) is
+    # left out: a corpus may file one game twice, under names the hash sends to both sides
+    first = {d: name for s, (name, _, held, d) in sorted(allgames.items()) if not held}
+    repeats = []
+    for s, (name, _, held, d) in sorted(allgames.items()):
+        if held:
+            if d in first:
+                repeats.append(s)
+                if len(repeats) <= 10:
+                    print(f"train_net: not evaluated: held-out {name} repeats the moves of {first[d]}",
+                          file=sys.stderr)
+            else:
+                first[d] = name
+    if len(repeats) > 10:
+        print(f"train_net: not evaluated: {len(repeats) - 10} more held-out games that repeat another game's "
+              "moves", file=sys.stderr)
+    if repeats:
+        keep = ~np.isin(cat["src"], repeats)
+        cat = {k: v[keep] for k, v in cat.items()}
     order = np.argsort(cat["src"], kind="stable")      # corpus order, whatever the workers
-    out = {"seen": sum(sh["seen"] for sh in shares), "skipped": len(skipped)}
+    out = {"seen": sum(sh["seen"] for sh in shares), "skipped": len(skipped), "repeats": len(repeats)}
     for which, held in (("train", False), ("heldout", True)):
         sel = order[cat["held"][order] == held]
         srcs = cat["src"][sel]

@@ -5,9 +5,10 @@ One command per line on stdin, one response per command on stdout:
                                                 (blank line)                (blank line)
 The full GTP v2 set, plus printsgf, list_stones, cputime, kgs-time_settings,
 kgs-genmove_cleanup, lz-analyze / lz-genmove_analyze (Leela Zero's analysis output, as Sabaki
-and Lizzie read it), kata-analyze (KataGo's, with ownership), gogui-analyze_commands and the GoGui
-graphics commands gammago-analyze, gammago-ownership and gammago-criticality, and gammago-build
-(the package directory the engine runs from and its git commit: `gammago match` shows it).
+and Lizzie read it), kata-analyze / kata-genmove_analyze (KataGo's, with ownership),
+gogui-analyze_commands and the GoGui graphics commands gammago-analyze, gammago-ownership and
+gammago-criticality, and gammago-build (the package directory the engine runs from and its git
+commit: `gammago match` shows it).
 
 lz-analyze and kata-analyze stream until any input line arrives, an empty one included (Leela
 Zero stops its analysis as soon as input is pending; KataGo on any command or raw newline): an
@@ -39,7 +40,7 @@ GFX_ANALYZE_S = (1, 5)            # gammago-analyze durations offered to GoGui
 GFX_LABELS = 8                    # how many candidate moves gammago-analyze labels
 GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: default seconds
 GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
-STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze")
+STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze")
 STATUSES = ("alive", "dead", "seki")
 
 
@@ -184,6 +185,7 @@ class Gtp:
             "lz-analyze": self.cmd_lz_analyze,
             "lz-genmove_analyze": self.cmd_lz_genmove_analyze,
             "kata-analyze": self.cmd_kata_analyze,
+            "kata-genmove_analyze": self.cmd_kata_genmove_analyze,
             "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
             "gammago-analyze": self.cmd_gammago_analyze,
             "gammago-ownership": self.cmd_gammago_ownership,
@@ -658,17 +660,17 @@ class Gtp:
         color, interval, _ = self._analyze_args(args, "lz-analyze", need_color=False)
         self._until_input(lambda stop: self.engine.analyze(color, interval, stop, self._emit), cid)
 
-    def cmd_kata_analyze(self, args, cid):
-        """kata-analyze [COLOR] [INTERVAL] [ownership true] [maxmoves N]: lz-analyze with
-        KataGo's line (kata_info_line), until the next input line arrives."""
-        color, interval, extra = self._analyze_args(args, "kata-analyze", need_color=False,
+    def _kata_args(self, args, command, need_color):
+        """[COLOR] [INTERVAL] [ownership true|false] [maxmoves N] -> (color, seconds, emit):
+        emit(infos) streams KataGo's line (kata_info_line) for those settings."""
+        color, interval, extra = self._analyze_args(args, command, need_color=need_color,
                                                     keys=("ownership", "maxmoves"))
         ownership = extra.get("ownership", "false")
         if ownership not in ("true", "false"):
-            raise GtpError(f"syntax error: kata-analyze: ownership true|false, not {ownership!r}")
+            raise GtpError(f"syntax error: {command}: ownership true|false, not {ownership!r}")
         maxmoves = _int(extra.get("maxmoves", "0"), "maxmoves")
         if maxmoves < 0:
-            raise GtpError("syntax error: kata-analyze: maxmoves must be >= 0")
+            raise GtpError(f"syntax error: {command}: maxmoves must be >= 0")
         komi = self.engine.board.komi
         sign = 1.0 if color == "b" else -1.0
 
@@ -682,17 +684,33 @@ class Gtp:
             own = kata_ownership(owner, color) if ownership == "true" and owner is not None else None
             self._stream_line(kata_info_line(infos, score, own))
 
+        return color, interval, emit
+
+    def cmd_kata_analyze(self, args, cid):
+        """kata-analyze [COLOR] [INTERVAL] [ownership true] [maxmoves N]: lz-analyze with
+        KataGo's line (kata_info_line), until the next input line arrives."""
+        color, interval, emit = self._kata_args(args, "kata-analyze", need_color=False)
         self._until_input(lambda stop: self.engine.analyze(color, interval, stop, emit), cid)
 
     def cmd_lz_genmove_analyze(self, args, cid):
         """genmove with `info` lines every interval, then `play MOVE`. Like Leela Zero's (and
         KataGo's), the search runs its budget: input that arrives meanwhile waits its turn."""
         color, interval, _ = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
+        self._genmove_streaming(cid, color, interval, self._emit, "lz-genmove_analyze")
+
+    def cmd_kata_genmove_analyze(self, args, cid):
+        """kata-genmove_analyze COLOR [INTERVAL] [ownership true] [maxmoves N]: KataGo's
+        genmove with kata-analyze's lines, then `play MOVE`; input meanwhile waits its turn."""
+        color, interval, emit = self._kata_args(args, "kata-genmove_analyze", need_color=True)
+        self._genmove_streaming(cid, color, interval, emit, "kata-genmove_analyze")
+
+    def _genmove_streaming(self, cid, color, interval, emit, command):
+        """The move with its analysis lines streamed (emit), then `play MOVE`; pondering after."""
         self._stream_start(cid)
         try:
-            move = self.engine.genmove_analyze(color, interval, self._emit)
+            move = self.engine.genmove_analyze(color, interval, emit)
         except Exception as e:
-            log.exception("gtp: lz-genmove_analyze failed")
+            log.exception("gtp: %s failed", command)
             self._stream_end(e)
             return
         self._stream_line(f"play {move}")

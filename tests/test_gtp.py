@@ -28,7 +28,7 @@ KATA_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate {UNIT} scoreMean
 REQUIRED = """protocol_version name version known_command list_commands quit boardsize clear_board
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
-kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze
+kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze kata-genmove_analyze
 gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality gammago-build""".split()
 
 
@@ -633,7 +633,7 @@ def test_analysis_stops_at_once_when_a_line_is_already_waiting(g):
 
 
 @pytest.mark.parametrize("command", ["3 lz-analyze b 10", "3 kata-analyze b 10",
-                                     "3 lz-genmove_analyze b 10"])
+                                     "3 lz-genmove_analyze b 10", "3 kata-genmove_analyze b 10"])
 def test_engine_error_in_analysis_answers_an_error(g, command, monkeypatch):
     midgame(g)
     before = state(g)
@@ -691,6 +691,33 @@ def test_kata_analyze_arguments(g):
     out, _ = _stream(g, "kata-analyze b 5 maxmoves 2", "\n")
     for line in out.split("\n")[1:-2]:
         assert line.count("info move") <= 2
+
+
+def test_kata_genmove_analyze(g):
+    """KataGo's genmove with analysis: kata-analyze's lines (ownership when asked), then
+    `play MOVE`, played on the board; input meanwhile waits its turn; bad arguments answer
+    `? message` and leave the game as it was."""
+    midgame(g)
+    before = state(g)
+    for bad in ("kata-genmove_analyze", "kata-genmove_analyze b 10 ownership maybe",
+                "kata-genmove_analyze b 10 maxmoves -1", "kata-genmove_analyze x 10"):
+        assert err(g, bad).startswith("syntax error"), bad
+        assert state(g) == before
+    n = len(g.engine.board.moves)
+    out, pending = _stream(g, "7 kata-genmove_analyze w 5 ownership true maxmoves 3", "name\n")
+    lines = out.split("\n")
+    assert lines[0] == "=7" and out.endswith("\n\n") and "\n\n" not in out[:-2]
+    assert re.fullmatch(rf"play {VERTEX}", lines[-3]) and pending == []
+    assert g.engine.board.moves[-1] == ("w", lines[-3].split()[1]) and len(g.engine.board.moves) == n + 1
+    infos = lines[1:-3]
+    assert infos, "no info line"
+    size = g.engine.board.size
+    for l in infos:
+        head, own = l.split(" ownership ")
+        parts = ["info " + p for p in head.split("info ")[1:]]
+        assert 1 <= len(parts) <= 3 and all(KATA_INFO.fullmatch(p.strip()) for p in parts), l
+        assert len(own.split()) == size * size
+    assert g._lines.get_nowait() == "name\n"
 
 
 # --- pondering (--ponder) ----------------------------------------------------------------------

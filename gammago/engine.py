@@ -94,6 +94,7 @@ class Engine:
         self.last_infos = []
         self._ponder = None         # (thread, stop event) while pondering
         self.pondered = 0           # playouts of the last pondering
+        self.interrupted = threading.Event()    # interrupt(): the move under way stops now
         self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
         self.new_game(19, 7.5)
 
@@ -193,6 +194,13 @@ class Engine:
                  self.pondered, self.search.root_visits, self.search.nodes,
                  1000 * (time.perf_counter() - t0))
         return self.pondered
+
+    def interrupt(self):
+        """Stop the move under way (genmove, reg_genmove, kgs-genmove_cleanup,
+        lz-genmove_analyze) now: it plays the best move found so far. GoGui's `# interrupt`
+        line; the GTP front end clears the event before each command, and calls this from its
+        reader thread while a command runs."""
+        self.interrupted.set()
 
     @property
     def pondering(self):
@@ -449,6 +457,7 @@ class Engine:
             self._switch_search(self._tree_search)
         try:
             self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
+                             stop=self.interrupted,
                              early_stop_s=self.early_stop_window(clock, budget))
             infos = self._infos(c)
             move = self._override(c, infos, cleanup, allow_resign)

@@ -14,6 +14,8 @@ lz-analyze and kata-analyze stream until any input line arrives, an empty one in
 Zero stops its analysis as soon as input is pending; KataGo on any command or raw newline): an
 empty or comment line is then consumed, a command is answered next. A streaming answer writes
 its `=` only with its first line, so an engine error before that answers `? message`.
+gogui-interrupt: a `# interrupt` line read while a command runs (GoGui's Interrupt) stops the
+move under way, which plays the best move found so far.
 
 Every command that fails answers `?` and leaves the game as it was. The engine
 (gammago.engine.Engine: its public methods are what this module calls) owns the game; this module
@@ -42,6 +44,7 @@ GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: def
 GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
 STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze")
 STATUSES = ("alive", "dead", "seki")
+INTERRUPT_LINE = "# interrupt"    # GoGui's: stop the command under way (gogui-interrupt)
 
 
 class GtpError(Exception):
@@ -150,6 +153,7 @@ class Gtp:
         self._write_lock = threading.Lock()
         self._lines = queue.Queue()         # input lines (None: end of input)
         self._pending = []                  # lines taken off the queue but not answered yet
+        self._busy = False                  # a command is being answered (serve)
         self.quit = False
         self.setup_black, self.setup_white = [], []   # setup stones of this game (printsgf)
         self.handicap = 0
@@ -191,6 +195,7 @@ class Gtp:
             "gammago-ownership": self.cmd_gammago_ownership,
             "gammago-criticality": self.cmd_gammago_criticality,
             "gammago-build": self.cmd_gammago_build,
+            "gogui-interrupt": self.cmd_gogui_interrupt,
         }
         self._stream_cid = None             # the streaming answer under way: its id,
         self._stream_open = False           # ... and whether its `=` line is out
@@ -230,6 +235,8 @@ class Gtp:
         def reader():
             try:
                 for raw in source:
+                    if self._busy and raw.strip() == INTERRUPT_LINE:
+                        self._interrupt()
                     self._lines.put(raw)
             except (OSError, ValueError) as e:      # closed or broken input
                 log.warning("gtp: input ends: %s", e)
@@ -242,12 +249,21 @@ class Gtp:
                 raw = self._next_line()
                 if raw is None:
                     break
-                reply = self.execute(raw)
+                self._busy = True
+                try:
+                    reply = self.execute(raw)
+                finally:
+                    self._busy = False
                 if reply is not None:
                     self._write(reply)
         finally:
             self._ponder_stop()
         return 0
+
+    def _interrupt(self):
+        interrupt = getattr(self.engine, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
 
     def _ponder_stop(self):
         stop = getattr(self.engine, "ponder_stop", None)
@@ -285,6 +301,9 @@ class Gtp:
         if handler is None:
             return self._reply(False, cid, "unknown command")
         self._ponder_stop()      # --ponder: every command ends pondering first
+        interrupted = getattr(self.engine, "interrupted", None)
+        if interrupted is not None:
+            interrupted.clear()  # an interrupt stops the command it arrived during, no later one
         try:
             if name in STREAMING:
                 handler(args, cid)
@@ -716,6 +735,11 @@ class Gtp:
         self._stream_line(f"play {move}")
         self._stream_end()
         self._ponder_start(move)
+
+    def cmd_gogui_interrupt(self, args):
+        """Listed so that GoGui knows the engine stops a command on a `# interrupt` line (read
+        while the command runs: the move under way then plays the best move found so far)."""
+        return ""
 
     def cmd_gogui_analyze_commands(self, args):
         cmds = ["string/Show board/showboard",

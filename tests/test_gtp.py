@@ -786,3 +786,47 @@ def test_analysis_and_quit_while_pondering():
     assert text.count("\n=") + text.startswith("=") >= 5 and "?" not in text
     assert not gtp.engine.pondering
     assert not [t for t in threading.enumerate() if t.name == "gammago-ponder"]
+
+
+# --- GoGui's interrupt (`# interrupt` while a command runs) --------------------------------------
+def test_interrupt_line_stops_the_move_under_way_and_no_later_one():
+    """gogui-interrupt is listed; a `# interrupt` line read while genmove searches (its clock
+    gives it 60 s) makes it play its best move at once; the next genmove is not cut short by
+    it (it runs its fixed playouts)."""
+    import time
+    engine = Engine(EngineConfig(seed=1, mode="rollouts", move_time=60, early_stop=False,
+                                 max_nodes=200000))
+    gtp = Gtp(engine, io.StringIO())
+    assert "gogui-interrupt" in ok(gtp, "list_commands").split("\n")
+    assert ok(gtp, "known_command gogui-interrupt") == "true"
+    took = {}
+
+    def lines():
+        yield "boardsize 9\n"
+        yield "genmove b\n"
+        t0 = time.monotonic()
+        while engine.search.playouts < 200 and time.monotonic() - t0 < 30:
+            time.sleep(0.01)              # the search is under way
+        took["start"] = time.monotonic()
+        yield "# interrupt\n"
+        while not engine.board.moves and time.monotonic() - t0 < 90:
+            time.sleep(0.01)
+        took["stop"] = time.monotonic()
+        yield "# interrupt\n"             # between commands: dropped by the next command
+        yield "10 genmove w\n"
+        yield "quit\n"
+
+    out = io.StringIO()
+    gtp.out = out
+    real = engine._run_search
+
+    def fixed_second(c, budget, *a, **k):
+        if len(engine.board.moves) == 1:  # the second genmove: 300 playouts, not the clock
+            engine.config.playouts = 300
+        return real(c, budget, *a, **k)
+    engine._run_search = fixed_second
+    gtp.serve(lines())
+    text = out.getvalue()
+    assert "?" not in text and len(engine.board.moves) == 2, text
+    assert took["stop"] - took["start"] < 10          # far inside the 60 s it was given
+    assert engine.search.playouts == 300               # the later genmove ran its whole budget

@@ -196,8 +196,8 @@ class Engine:
         return self.pondered
 
     def interrupt(self):
-        """Stop the move under way (genmove, reg_genmove, kgs-genmove_cleanup,
-        lz-genmove_analyze) now: it plays the best move found so far. GoGui's `# interrupt`
+        """Stop the move under way (genmove, reg_genmove, kgs-genmove_cleanup and the
+        genmove_analyze commands) now: it plays the best move found so far. GoGui's `# interrupt`
         line; the GTP front end clears the event before each command, and calls this from its
         reader thread while a command runs."""
         self.interrupted.set()

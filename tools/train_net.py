@@ -358,7 +358,10 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
     cat = {k: np.concatenate([sh[k] for sh in shares]) for k in ("x", "move", "value", "vmask", "src", "ply", "held")}
     # a held-out game whose moves repeat a training game's (or an earlier held-out game's) is
     # left out: a corpus may file one game twice, under names the hash sends to both sides
-    first = {d: name for s, (name, _, held, d) in sorted(allgames.items()) if not held}
+    first = {}                                             # digest -> its first training game
+    for s, (name, _, held, d) in sorted(allgames.items()):
+        if not held:
+            first.setdefault(d, name)
     repeats = []
     for s, (name, _, held, d) in sorted(allgames.items()):
         if held:

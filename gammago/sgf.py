@@ -17,6 +17,7 @@ that cannot be parsed, or whose moves are illegal, is reported with its name (th
 
 Vertices are GTP text made by gammago.board.format_vertex (the one place that converts).
 """
+import hashlib
 import os
 import sys
 import tarfile
@@ -309,6 +310,30 @@ def iter_sources(paths):
                 yield path, SgfError(path, f"cannot read: {e.strerror or e}")
                 continue
             yield from split_collection(path, data)
+
+
+def moves_digest(size, moves, setup_black=(), setup_white=()):
+    """An 8-byte digest of what makes two records the same game: the board size, the setup
+    stones and the moves [(colour, vertex)] (not the names, the players or the comments)."""
+    text = repr((size, sorted(setup_black), sorted(setup_white), list(moves)))
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+
+
+def split_repeats(held, trained):
+    """Held-out games [(name, digest)] in corpus order, and {digest: name} of the training
+    games -> (the indices kept, [(name, its twin's name)] for each held-out game whose moves
+    repeat a training game's or an earlier held-out game's). A corpus may file one game twice,
+    under names the held-out split sends to different sides. The games kept are given by their
+    index in `held`."""
+    kept, repeats, first = [], [], {}
+    for i, (name, digest) in enumerate(held):
+        twin = trained.get(digest) or first.get(digest)
+        if twin is None:
+            first[digest] = name
+            kept.append(i)
+        else:
+            repeats.append((name, twin))
+    return kept, repeats
 
 
 def check_moves(game):

@@ -19,7 +19,6 @@ Then it writes the gamma file, a report PNG (log-likelihood per iteration, held-
 move number) beside it, and prints top-1 / top-5 / mean log-evidence on the held-out games
 (and for each input path apart when there are several).
 """
-import hashlib
 import shlex
 import sys
 import time
@@ -69,10 +68,8 @@ def held_out(name, seed, fraction):
 
 
 def game_digest(game):
-    """An 8-byte digest of what makes two records the same game: the board size, the setup
-    stones and the moves (not the names, the players or the comments)."""
-    text = repr((game.size, sorted(game.setup_black), sorted(game.setup_white), game.moves))
-    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+    """The game's sgf.moves_digest: equal for two records of the same game."""
+    return sgf.moves_digest(game.size, game.moves, game.setup_black, game.setup_white)
 
 
 def _sample(name, n, k, seed):
@@ -333,15 +330,8 @@ def extract(paths, args, workers, client=None):
                         positions=f"{sample.positions:,}")
     bar.close()
     # the repeats are known only once every training game is read
-    kept, repeats, first = [], [], {}
-    for game, digest in zip(held, held_digests):
-        twin = trained.get(digest) or first.get(digest)
-        if twin is None:
-            first[digest] = game[0]
-            kept.append(game)
-        else:
-            repeats.append((game[0], twin))
-    return sample, kept, errors, n, ntrain, repeats
+    kept, repeats = sgf.split_repeats([(g[0], d) for g, d in zip(held, held_digests)], trained)
+    return sample, [held[i] for i in kept], errors, n, ntrain, repeats
 
 
 def _team_columns(keys):

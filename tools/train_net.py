@@ -28,7 +28,6 @@ state every few minutes and `--resume` goes on from it, and `--total-minutes` bo
 """
 import argparse
 import contextlib
-import hashlib
 import io
 import json
 import math
@@ -51,6 +50,7 @@ from tqdm import tqdm  # noqa: E402
 
 from gammago import planes as P  # noqa: E402
 from gammago.board import Board, format_vertex  # noqa: E402
+from gammago.sgf import moves_digest, split_repeats  # noqa: E402
 from gammago.net import MODEL_FORMAT  # noqa: E402  (the format the runtime reads)
 
 SIZE = 19                       # the corpus is 19x19; the net itself is size-free
@@ -289,8 +289,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         if value_per_game and len(picks) > value_per_game:   # the value learns from a few of them
             mask[:] = 0
             mask[rng.choice(len(picks), size=value_per_game, replace=False)] = 1
-        games[i] = (name, len(moves), is_held,
-                    hashlib.blake2b(repr(moves).encode(), digest_size=8).digest())
+        games[i] = (name, len(moves), is_held, moves_digest(SIZE, moves))
         xs.extend(x)
         ms.extend(m)
         vs.extend(v)
@@ -358,23 +357,18 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
     cat = {k: np.concatenate([sh[k] for sh in shares]) for k in ("x", "move", "value", "vmask", "src", "ply", "held")}
     # a held-out game whose moves repeat a training game's (or an earlier held-out game's) is
     # left out: a corpus may file one game twice, under names the hash sends to both sides
-    first = {}                                             # digest -> its first training game
+    trained = {}                                           # digest -> its first training game
     for s, (name, _, held, d) in sorted(allgames.items()):
         if not held:
-            first.setdefault(d, name)
-    repeats = []
-    for s, (name, _, held, d) in sorted(allgames.items()):
-        if held:
-            if d in first:
-                repeats.append(s)
-                if len(repeats) <= 10:
-                    print(f"train_net: not evaluated: held-out {name} repeats the moves of {first[d]}",
-                          file=sys.stderr)
-            else:
-                first[d] = name
-    if len(repeats) > 10:
-        print(f"train_net: not evaluated: {len(repeats) - 10} more held-out games that repeat another game's "
+            trained.setdefault(d, name)
+    held_srcs = [s for s in sorted(allgames) if allgames[s][2]]
+    kept, twins = split_repeats([(allgames[s][0], allgames[s][3]) for s in held_srcs], trained)
+    for name, twin in twins[:10]:
+        print(f"train_net: not evaluated: held-out {name} repeats the moves of {twin}", file=sys.stderr)
+    if len(twins) > 10:
+        print(f"train_net: not evaluated: {len(twins) - 10} more held-out games that repeat another game's "
               "moves", file=sys.stderr)
+    repeats = sorted(set(held_srcs) - {held_srcs[i] for i in kept})
     if repeats:
         keep = ~np.isin(cat["src"], repeats)
         cat = {k: v[keep] for k, v in cat.items()}

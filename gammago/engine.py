@@ -29,6 +29,7 @@ from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_ST
                             dynkomi_moves_for, rollout_gammas, rollout_light_after_for,
                             rollout_tail_for)
 from gammago.root_search import RootSearch
+from gammago.search import avoid_entries
 from gammago.seeds import derive
 
 log = logging.getLogger("gammago")
@@ -387,17 +388,41 @@ class Engine:
     def reg_genmove(self, color):
         return self._decide(color, allow_resign=False, spend_clock=False)
 
-    def genmove_analyze(self, color, interval_s, emit):
-        move = self._decide(color, emit=emit, interval_s=interval_s)
+    def genmove_analyze(self, color, interval_s, emit, avoid=()):
+        """genmove with emit(infos) every interval_s seconds and at the end; avoid: moves kept
+        out of the search, as analyze takes them (the policy modes, which do not search, refuse
+        them)."""
+        if avoid and self.config.mode in ("net-policy", "gamma-policy"):
+            raise ValueError(f"avoid / allow need a search; --mode {self.config.mode} has none")
+        move = self._decide(color, emit=emit, interval_s=interval_s, avoid=avoid)
         if move != "resign":
             self.board.play(move, parse_color(color))
         return move
 
-    def analyze(self, color, interval_s, stop, emit):
+    def analyze(self, color, interval_s, stop, emit, avoid=()):
+        """Search for color until stop is set, emit(infos) every interval_s seconds and at the
+        end. avoid: (colour, point, until) triples (colour 1 Black, 2 White; point PASS = 0
+        included): moves kept out of the first `until` plies of the search (lz-analyze's avoid
+        and allow). The tree starts afresh when they change, and again at the next search
+        without them."""
         self.ponder_stop()
         c = parse_color(color)
-        self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop)
+        self._run_search(c, budget=None, no_pass=False, emit=emit, interval_s=interval_s, stop=stop,
+                         avoid=avoid)
         emit(self._infos(c))
+
+    def pv_visits(self, pv):
+        """The visits of the position after each move of pv (a line from the root, as _infos
+        gives it) in the current search; 0 past where the tree ends."""
+        b, path, out = self.board, [], []
+        for v in pv:
+            p = b.point(v)
+            n = next((ch[1] for ch in self.search.children(tuple(path)) if ch[0] == p), None)
+            if n is None:
+                break
+            out.append(int(n))
+            path.append(p)
+        return out + [0] * (len(pv) - len(out))
 
     def ownership(self):
         """Mean final ownership over the playouts of the current (or last) search, +1 Black ..
@@ -417,6 +442,8 @@ class Engine:
         b = self.board.copy()
         b.to_move = c
         search = self._tree_search
+        if search.avoid[0]:
+            search.set_avoid(())       # an analysis's avoided moves are not this search's
         search.set_root(b, None)
         if search is self.search:
             self._tree_moves = None
@@ -432,7 +459,7 @@ class Engine:
         return crit
 
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
-                spend_clock=True):
+                spend_clock=True, avoid=()):
         t0 = time.perf_counter()
         pondered = self.pondering
         self.ponder_stop()
@@ -457,7 +484,7 @@ class Engine:
             self._switch_search(self._tree_search)
         try:
             self._run_search(c, budget=budget, no_pass=cleanup, emit=emit, interval_s=interval_s,
-                             stop=self.interrupted,
+                             stop=self.interrupted, avoid=avoid,
                              early_stop_s=self.early_stop_window(clock, budget))
             infos = self._infos(c)
             move = self._override(c, infos, cleanup, allow_resign)
@@ -484,9 +511,18 @@ class Engine:
         if search is not self.search:
             self.search, self._tree_moves = search, None
 
-    def _root(self, c):
-        """The position to search (the board, with c to move) and reuse the old subtree."""
+    def _root(self, c, avoid=()):
+        """The position to search (the board, with c to move) and reuse the old subtree; avoid:
+        the moves kept out of the search (analyze), a fresh tree when they change."""
         b = self.board
+        avoid = avoid_entries(avoid)
+        if tuple(self.search.avoid[0]) != avoid:
+            self.search.set_avoid(avoid)
+            self._tree_moves = None
+        elif avoid and self._tree_moves != list(b.moves):
+            # avoided moves are kept out by ply from the root: a subtree kept after moves would
+            # hold them at the plies it moved up to (the same position keeps its tree)
+            self._tree_moves = None
         extra = self.extra_komi()
         if extra:
             b = b.copy()
@@ -516,13 +552,13 @@ class Engine:
         return clock.bankable(budget)
 
     def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None,
-                    early_stop_s=0.0, ponder=False):
+                    early_stop_s=0.0, ponder=False, avoid=()):
         """Search from the current position for c. budget: seconds (None: until stop is set);
         early_stop_s: within this many seconds of the start, stop once the best move can no
         longer be overtaken in the budget (early_stop_window); ponder: stop when the trees
-        are full (pondering on would only spend CPU)."""
+        are full (pondering on would only spend CPU); avoid: as analyze takes it."""
         cfg = self.config
-        self._root(c)
+        self._root(c, avoid)
         fixed = cfg.playouts if budget is not None else 0
         seconds = budget if (budget is not None and not fixed) else 0
         seed = derive(cfg.seed, len(self.board.moves))
@@ -650,6 +686,8 @@ class Engine:
         b = self.board
         n = STATUS_PLAYOUTS.get(b.size, 2000)
         search = self._tree_search
+        if search.avoid[0]:
+            search.set_avoid(())       # an analysis's avoided moves are not this search's
         search.set_root(b, None)
         if search is self.search:
             self._tree_moves = None

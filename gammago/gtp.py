@@ -110,19 +110,32 @@ def info_line(infos):
     return " ".join(parts)
 
 
-def kata_info_line(infos, score=None, ownership=None):
+def kata_info_line(infos, score=None, ownership=None, root=None, pv_visits=False,
+                   pv_edge_visits=False):
     """KataGo's kata-analyze line: `info move ... winrate 0.4799 scoreMean -0.1 prior 0.0779 lcb
     0.4416 order 0 pv ...` for each candidate (floats in 0..1; scoreMean in points for the side
-    the analysis is for, omitted when None), then `ownership` and one number per point when
-    given (row by row from the top, as kata_ownership orders them)."""
+    the analysis is for, omitted when None), with `pvVisits` and / or `pvEdgeVisits` (each
+    candidate's "pv_visits") when asked; then `rootInfo visits N winrate W [scoreMean S]
+    currentPlayer B|W` when root (a dict of those) is given; then `ownership` and one number
+    per point when given (row by row from the top, as kata_ownership orders them)."""
     parts = []
     for d in infos:
         pv = " ".join(d.get("pv") or [d["move"]])
         score_part = "" if score is None else f"scoreMean {score:.2f} "
-        parts.append(f"info move {d['move']} visits {int(d['visits'])} "
-                     f"winrate {_unit(d['winrate'])} {score_part}"
-                     f"prior {_unit(d.get('prior', 0.0))} lcb {_unit(d.get('lcb', d['winrate']))} "
-                     f"order {int(d['order'])} pv {pv}")
+        text = (f"info move {d['move']} visits {int(d['visits'])} "
+                f"winrate {_unit(d['winrate'])} {score_part}"
+                f"prior {_unit(d.get('prior', 0.0))} lcb {_unit(d.get('lcb', d['winrate']))} "
+                f"order {int(d['order'])} pv {pv}")
+        seen = " ".join(str(int(n)) for n in d.get("pv_visits", ()))
+        if pv_visits:
+            text += f" pvVisits {seen}"
+        if pv_edge_visits:
+            text += f" pvEdgeVisits {seen}"
+        parts.append(text)
+    if root is not None:
+        score_part = "" if score is None else f"scoreMean {score:.2f} "
+        parts.append(f"rootInfo visits {int(root['visits'])} winrate {_unit(root['winrate'])} "
+                     f"{score_part}currentPlayer {root['currentPlayer']}")
     if ownership is not None:
         parts.append("ownership " + " ".join(f"{float(v):.4f}" for v in ownership))
     return " ".join(parts)
@@ -590,8 +603,10 @@ class Gtp:
     # --- analysis ---
     def _analyze_args(self, args, command, need_color, keys=()):
         """[color] [interval_centiseconds] [interval N] [KEY VALUE for KEY in keys]
-        -> (color, seconds, {key: value})."""
+        [avoid COLOR VERTICES UNTIL]... | [allow COLOR VERTICES UNTIL]
+        -> (color, seconds, {key: value}, avoid): avoid as Engine.analyze takes it."""
         args = list(args)
+        avoid, allowed = [], False
         color = self.engine.board.to_move
         if args and args[0].lower() in ("b", "w", "black", "white"):
             color = _color(args.pop(0))
@@ -607,11 +622,35 @@ class Gtp:
                 cs = int(args.pop(0))
             elif key in keys and args:
                 extra[key] = args.pop(0).lower()
+            elif key in ("avoid", "allow") and len(args) >= 3:
+                if allowed or (key == "allow" and avoid):
+                    raise GtpError(f"syntax error: {command}: allow is given once, without avoid")
+                allowed = key == "allow"
+                avoid += self._avoid_entries(command, key, args.pop(0), args.pop(0), args.pop(0))
             else:
-                known = ", ".join(("COLOR", "INTERVAL") + tuple(keys))
+                known = ", ".join(("COLOR", "INTERVAL") + tuple(keys) + ("avoid", "allow"))
                 raise GtpError(f"syntax error: {command}: unsupported argument {key!r} "
                                f"({known} only)")
-        return color, (cs / 100.0 if cs > 0 else NO_INTERVAL_S), extra
+        return color, (cs / 100.0 if cs > 0 else NO_INTERVAL_S), extra, avoid
+
+    def _avoid_entries(self, command, key, who, vertices, until):
+        """avoid COLOR VERTEX,VERTEX,... UNTIL (those moves of COLOR kept out of the first UNTIL
+        plies of the search) or allow COLOR VERTEX,... UNTIL (every board point but those; a
+        pass stays allowed) -> [(colour, point, until)] as Engine.analyze takes them."""
+        c = 1 if _color(who) == "b" else 2
+        depth = _int(until, f"{key} depth")
+        if depth < 1:
+            raise GtpError(f"syntax error: {command}: {key} depth must be >= 1, not {depth}")
+        board = self.engine.board
+        points = set()
+        for v in vertices.split(","):
+            if v.strip():
+                points.add(board.point(self._vertex(v.strip())))
+        if key == "avoid":
+            return [(c, p, depth) for p in sorted(points)]
+        n = board.size
+        every = {board.point(format_vertex((r, k))) for r in range(n) for k in range(n)}
+        return [(c, p, depth) for p in sorted(every - points)]
 
     # A streaming answer: its `=` line goes out with its first line of output, so an engine
     # error before any output still answers `? message`; one after output began ends the
@@ -676,17 +715,21 @@ class Gtp:
     def cmd_lz_analyze(self, args, cid):
         """Search and print `info` lines every interval until the next input line arrives; the
         response ends with a blank line, then that line's command is answered."""
-        color, interval, _ = self._analyze_args(args, "lz-analyze", need_color=False)
-        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, self._emit), cid)
+        color, interval, _, avoid = self._analyze_args(args, "lz-analyze", need_color=False)
+        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, self._emit,
+                                                           avoid), cid)
 
     def _kata_args(self, args, command, need_color):
-        """[COLOR] [INTERVAL] [ownership true|false] [maxmoves N] -> (color, seconds, emit):
-        emit(infos) streams KataGo's line (kata_info_line) for those settings."""
-        color, interval, extra = self._analyze_args(args, command, need_color=need_color,
-                                                    keys=("ownership", "maxmoves"))
-        ownership = extra.get("ownership", "false")
-        if ownership not in ("true", "false"):
-            raise GtpError(f"syntax error: {command}: ownership true|false, not {ownership!r}")
+        """[COLOR] [INTERVAL] [ownership|rootInfo|pvVisits|pvEdgeVisits true|false]
+        [maxmoves N] [avoid ...] [allow ...] -> (color, seconds, emit, avoid): emit(infos)
+        streams KataGo's line (kata_info_line) for those settings."""
+        flags = ("ownership", "rootinfo", "pvvisits", "pvedgevisits")
+        color, interval, extra, avoid = self._analyze_args(args, command, need_color=need_color,
+                                                           keys=flags + ("maxmoves",))
+        for key in flags:
+            if extra.get(key, "false") not in ("true", "false"):
+                raise GtpError(f"syntax error: {command}: {key} true|false, not {extra[key]!r}")
+        ownership, root_info, pv_visits, pv_edge = (extra.get(k) == "true" for k in flags)
         maxmoves = _int(extra.get("maxmoves", "0"), "maxmoves")
         if maxmoves < 0:
             raise GtpError(f"syntax error: {command}: maxmoves must be >= 0")
@@ -694,40 +737,55 @@ class Gtp:
         sign = 1.0 if color == "b" else -1.0
 
         def emit(infos):
-            if maxmoves:
-                infos = infos[:maxmoves]
             if not infos:
                 return
+            root = None
+            if root_info:
+                visits = sum(d["visits"] for d in infos)
+                root = {"visits": self.engine.search.root_visits,
+                        "winrate": sum(d["visits"] * d["winrate"] for d in infos) / visits,
+                        "currentPlayer": color.upper()}
+            if maxmoves:
+                infos = infos[:maxmoves]
+            if pv_visits or pv_edge:
+                # a tree, not a graph: the visits of the position after each move and of the
+                # move itself are the same number
+                infos = [dict(d, pv_visits=self.engine.pv_visits(d.get("pv") or [d["move"]]))
+                         for d in infos]
             owner = self.engine.ownership()
             score = None if owner is None else sign * (float(owner.sum()) - komi)
-            own = kata_ownership(owner, color) if ownership == "true" and owner is not None else None
-            self._stream_line(kata_info_line(infos, score, own))
+            own = kata_ownership(owner, color) if ownership and owner is not None else None
+            self._stream_line(kata_info_line(infos, score, own, root=root, pv_visits=pv_visits,
+                                             pv_edge_visits=pv_edge))
 
-        return color, interval, emit
+        return color, interval, emit, avoid
 
     def cmd_kata_analyze(self, args, cid):
         """kata-analyze [COLOR] [INTERVAL] [ownership true] [maxmoves N]: lz-analyze with
         KataGo's line (kata_info_line), until the next input line arrives."""
-        color, interval, emit = self._kata_args(args, "kata-analyze", need_color=False)
-        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, emit), cid)
+        color, interval, emit, avoid = self._kata_args(args, "kata-analyze", need_color=False)
+        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, emit, avoid),
+                          cid)
 
     def cmd_lz_genmove_analyze(self, args, cid):
         """genmove with `info` lines every interval, then `play MOVE`. Like Leela Zero's (and
         KataGo's), the search runs its budget: input that arrives meanwhile waits its turn."""
-        color, interval, _ = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
-        self._genmove_streaming(cid, color, interval, self._emit, "lz-genmove_analyze")
+        color, interval, _, avoid = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
+        self._genmove_streaming(cid, color, interval, self._emit, "lz-genmove_analyze", avoid)
 
     def cmd_kata_genmove_analyze(self, args, cid):
         """kata-genmove_analyze COLOR [INTERVAL] [ownership true] [maxmoves N]: KataGo's
         genmove with kata-analyze's lines, then `play MOVE`; input meanwhile waits its turn."""
-        color, interval, emit = self._kata_args(args, "kata-genmove_analyze", need_color=True)
-        self._genmove_streaming(cid, color, interval, emit, "kata-genmove_analyze")
+        color, interval, emit, avoid = self._kata_args(args, "kata-genmove_analyze",
+                                                       need_color=True)
+        self._genmove_streaming(cid, color, interval, emit, "kata-genmove_analyze", avoid)
 
-    def _genmove_streaming(self, cid, color, interval, emit, command):
-        """The move with its analysis lines streamed (emit), then `play MOVE`; pondering after."""
+    def _genmove_streaming(self, cid, color, interval, emit, command, avoid=()):
+        """The move with its analysis lines streamed (emit), then `play MOVE`; pondering after.
+        avoid: moves kept out of the search (Engine.genmove_analyze)."""
         self._stream_start(cid)
         try:
-            move = self.engine.genmove_analyze(color, interval, emit)
+            move = self.engine.genmove_analyze(color, interval, emit, avoid)
         except Exception as e:
             log.exception("gtp: %s failed", command)
             self._stream_end(e)

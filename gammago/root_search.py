@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from gammago import prior
+from gammago.search import avoid_entries
 from gammago.seeds import ROOT_CHILD_STRIDE, derive
 
 ROOT_CHILDREN = 20      # root moves searched: the net's top moves
@@ -67,6 +68,7 @@ class RootSearch:
         self._calls = []
         self._old = None          # (old root child's tree, moves below it) for _expand to graft
         self._done = 0
+        self._avoid, self._avoid_base = (), 0   # set_avoid: (colour, point, until) triples
 
     # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
     # remembered and passed on to every child tree, present and future
@@ -83,6 +85,18 @@ class RootSearch:
 
     def use_gamma_rollouts(self, *args, **kw):
         self._configure("use_gamma_rollouts", args, kw)
+
+    def set_avoid(self, avoid=(), base=0):
+        """tree.Search.set_avoid for the whole search: the root's moves leave out those avoided
+        at ply base + 1, and every child tree (whose root is one ply deeper) the rest."""
+        avoid = avoid_entries(avoid)
+        self._avoid, self._avoid_base = avoid, int(base)
+        self._configure("set_avoid", (avoid,), {"base": int(base) + 1})
+
+    @property
+    def avoid(self):
+        """set_avoid's triples (sorted) and base."""
+        return self._avoid, (self._avoid_base if self._avoid else 0)
 
     def set_root(self, board, moves=None):
         """Search from board. moves: the points played since the last root (as tree.Search
@@ -122,6 +136,11 @@ class RootSearch:
             # fails is lowered, one that kills is raised (prior.ladder_factors)
             vs = list(pri)
             pri = {v: pri[v] * f for v, f in zip(vs, prior.ladder_factors(b, vs))}
+        if self._avoid:
+            c = 1 if b.to_move == "b" else 2
+            banned = {p for col, p, until in self._avoid
+                      if col == c and until > self._avoid_base}
+            pri = {v: x for v, x in pri.items() if b.point(v) not in banned}
         moves = sorted(pri, key=pri.get, reverse=True)[:self.nchildren]
         if not moves:
             moves = ["pass"]

@@ -11,6 +11,21 @@ a run: children(), pv(), ownership() and the counters.
 """
 from typing import Protocol, runtime_checkable
 
+AVOID_MAX_DEPTH = 255     # a tree keeps each avoided move's depth in a byte
+
+
+def avoid_entries(avoid):
+    """set_avoid's (colour, point, until) triples as a search keeps them: one depth a move (the
+    deepest given, at most AVOID_MAX_DEPTH), sorted. Raises ValueError on a bad colour, point or
+    depth."""
+    deepest = {}
+    for c, p, until in avoid:
+        c, p, until = int(c), int(p), int(until)
+        if c not in (1, 2) or p < 0 or until < 1:
+            raise ValueError(f"avoid: bad entry (colour {c}, point {p}, until {until})")
+        deepest[c, p] = max(deepest.get((c, p), 0), min(until, AVOID_MAX_DEPTH))
+    return tuple(sorted((c, p, until) for (c, p), until in deepest.items()))
+
 
 @runtime_checkable
 class SearchProtocol(Protocol):
@@ -33,6 +48,15 @@ class SearchProtocol(Protocol):
 
     def clear(self):
         """Forget the tree (the next search starts afresh)."""
+
+    def set_avoid(self, avoid=(), base=0):
+        """Keep moves out of the search: (colour, point, until) triples, the point not a move of
+        colour in the first `until` plies (lz-analyze's avoid and allow); `base` plies lie above
+        the root. Applies to nodes made from now on: set_root(board, None) after a change."""
+
+    @property
+    def avoid(self):
+        """set_avoid's triples, sorted, and its base."""
 
     # --- running ---
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):

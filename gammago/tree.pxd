@@ -148,3 +148,9 @@ ctypedef struct tree_t:
     float* root_prior
     int has_root_prior
     int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)
+    # moves kept out of the tree (Search.set_avoid: lz-analyze's avoid / allow): a move p of
+    # colour c is left out of a node's children while its ply is <= avoid[c][p], the ply of the
+    # root's children being avoid_base + 1 (PASS = 0 too)
+    uint8_t avoid[3][MAX_PTS]
+    int has_avoid
+    int avoid_base

@@ -309,9 +309,17 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
         total[0] = n
     qsort(out, n, sizeof(rated_t), _by_rating)
 
-cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
-    """Give node idx (whose position is b) its children: every legal move (positional superko)
-    that does not fill an own eye, plus PASS, sorted by prior rating. 1 on success."""
+cdef inline bint _avoided(const tree_t* t, int c, int p, int depth) noexcept nogil:
+    """True when move p of colour c is kept out of the children of a node `depth` plies below
+    the root (Search.set_avoid)."""
+    return t.has_avoid and t.avoid[c][p] > depth + t.avoid_base
+
+
+cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept nogil:
+    """Give node idx (whose position is b, `depth` plies below the root) its children: every
+    legal move (positional superko) that does not fill an own eye and is not avoided there
+    (_avoided), plus PASS (unless avoided while another move is left), sorted by prior rating.
+    1 on success."""
     cdef node_t* nd = ND(t, idx)
     cdef int c = b.to_move
     cdef int i, p, n = 0
@@ -328,10 +336,13 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b) noexcept nogil:
             continue
         if board_check_move(b, p, c, 1) != MOVE_OK:
             continue
+        if _avoided(t, c, p, depth):
+            continue
         moves[n] = p
         n += 1
-    moves[n] = PASS
-    n += 1
+    if n == 0 or not _avoided(t, c, PASS, depth):
+        moves[n] = PASS
+        n += 1
     first = _alloc(t, n)
     if first < 0:
         gg_store8(&nd.state, NODE_NOROOM)
@@ -422,7 +433,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
                 break
             if st != NODE_LEAF or ND(t, node).visits < t.prm.expand_visits:
                 break
-            if not _expand(t, node, b):
+            if not _expand(t, node, b, depth):
                 break
         child = _select(t, ND(t, node), depth == 0)
         w.mover[depth + 1] = b.to_move
@@ -1082,6 +1093,39 @@ cdef class Search:
             with nogil:
                 _rerate_root(&self.t)
 
+    def set_avoid(self, avoid=(), int base=0):
+        """Keep moves out of the tree (lz-analyze's and kata-analyze's avoid and allow):
+        `avoid` holds (colour, point, until) triples: point (PASS included) is not a move of
+        colour (1 Black, 2 White) in the first `until` plies of the search (1: not as the
+        root's move). `base`: plies played before this tree's root (1 for a tree below a root
+        move, as gammago.root_search.RootSearch keeps). Applies to the nodes expanded from now
+        on: start the tree afresh (set_root(board, None)) after a change. () clears it."""
+        from gammago.search import avoid_entries
+        cdef int c, p, until
+        entries = avoid_entries(avoid)
+        for c, p, until in entries:
+            if p >= MAX_PTS:
+                raise ValueError(f"avoid: bad entry (colour {c}, point {p}, until {until})")
+        if base < 0:
+            raise ValueError(f"avoid: base must be >= 0, not {base}")
+        memset(self.t.avoid, 0, sizeof(self.t.avoid))
+        for c, p, until in entries:
+            self.t.avoid[c][p] = until
+        self.t.avoid_base = base
+        self.t.has_avoid = 1 if entries else 0
+
+    @property
+    def avoid(self):
+        """The (colour, point, until) triples set_avoid keeps out, sorted, and its base."""
+        cdef int c, p
+        out = []
+        if self.t.has_avoid:
+            for c in (1, 2):
+                for p in range(MAX_PTS):
+                    if self.t.avoid[c][p]:
+                        out.append((c, p, int(self.t.avoid[c][p])))
+        return tuple(out), self.t.avoid_base
+
     def clear(self):
         _tree_clear(&self.t)
 
@@ -1233,7 +1277,7 @@ cdef class Search:
         # the root is always open
         if ND(&self.t, 0).state != NODE_EXPANDED:
             ND(&self.t, 0).state = NODE_LEAF
-            _expand(&self.t, 0, self.t.root)
+            _expand(&self.t, 0, self.t.root, 0)
 
     def work(self, int i):
         """Run worker i until the search ends (releases the GIL)."""

@@ -322,6 +322,42 @@ def test_analyze_emits_infos_until_stopped():
     assert emitted and e.board.moves == [("b", m)]
 
 
+@pytest.mark.parametrize("mode", ["rollouts", "net-root"])
+def test_avoided_moves_stay_out_of_the_search_to_their_depth(mode):
+    """lz-analyze's avoid: a move of a colour avoided until depth d is in no node's children
+    in the first d plies of either search, and is one again below them; the next search
+    without avoid starts afresh and opens it again."""
+    e = engine(playouts=800, mode=mode, seed=3)
+    for c, v in [("b", "E5"), ("w", "D5"), ("b", "D4"), ("w", "C4")]:
+        e.play(c, v)
+    b = e.board
+    black = {b.point(v) for v in ("E4", "C5", "D6", "E6", "F5", "D3")}
+    white = {b.point(v) for v in ("E4", "C5", "D6", "E3", "F4")}
+    avoid = [(1, p, 1) for p in black] + [(2, p, 2) for p in white]
+    emitted = []
+    move = e.genmove_analyze("b", 10.0, emitted.append, avoid=avoid)
+    assert b.point(move) not in black and emitted
+    assert e.search.avoid[0] == tuple(sorted(avoid))
+    s = e.search
+    root = [ch[0] for ch in s.children()]
+    assert root and not set(root) & black
+    deeper = 0
+    for p in root:
+        replies = [ch[0] for ch in s.children((p,))]
+        assert not set(replies) & white, b.vertex(p)
+        for q in replies:
+            third = {ch[0] for ch in s.children((p, q))}
+            if third:       # ply 3: Black's avoided moves are moves again
+                assert black - {p, q} <= third, (b.vertex(p), b.vertex(q))
+                deeper += 1
+    assert deeper, "no node expanded at ply 3"
+    e.undo()
+    e.genmove("b")
+    assert e.search.avoid[0] == ()
+    if mode == "rollouts":             # the tree opens every legal move at its root again
+        assert black <= {ch[0] for ch in e.search.children()}
+
+
 def test_place_free_handicap():
     e = engine()
     pts = e.place_free_handicap(4)

@@ -468,7 +468,7 @@ def test_lz_genmove_analyze(g):
         assert all(INFO.fullmatch(p.strip()) for p in parts), l
     before = state(g)
     assert err(g, "lz-genmove_analyze").startswith("syntax error")      # needs a colour
-    assert err(g, "lz-genmove_analyze b 10 avoid b D4 1").startswith("syntax error")
+    assert err(g, "lz-genmove_analyze b 10 minmoves 3").startswith("syntax error")
     assert state(g) == before
 
 
@@ -651,7 +651,7 @@ def test_engine_error_after_output_ends_the_answer(g, monkeypatch):
     midgame(g)
     before = state(g)
 
-    def half(color, interval, stop, emit):
+    def half(color, interval, stop, emit, avoid=()):
         emit([{"move": "E4", "visits": 3, "winrate": 0.5, "prior": 0.1, "lcb": 0.2, "order": 0,
                "pv": ["E4"]}])
         raise RuntimeError("search failed")
@@ -684,13 +684,83 @@ def test_kata_info_line_and_ownership_order():
 
 def test_kata_analyze_arguments(g):
     before = state(g)
-    for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 pvVisits true",
+    for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 ownershipStdev true",
+                "kata-analyze b 10 rootInfo yes", "kata-analyze b 10 pvVisits",
                 "kata-analyze x", "kata-analyze b 10 maxmoves -1", "kata-analyze b 10 ownership"):
         err(g, bad)
         assert state(g) == before
     out, _ = _stream(g, "kata-analyze b 5 maxmoves 2", "\n")
     for line in out.split("\n")[1:-2]:
         assert line.count("info move") <= 2
+
+
+def test_kata_info_line_root_info_and_pv_visits():
+    d = {"move": "C3", "visits": 9, "winrate": 0.5, "prior": 0.25, "lcb": 0.25, "order": 0,
+         "pv": ["C3", "D4"], "pv_visits": [9, 4]}
+    line = kata_info_line([d], score=1.5, root={"visits": 12, "winrate": 0.625,
+                                                "currentPlayer": "W"},
+                          pv_visits=True, pv_edge_visits=True)
+    assert line == ("info move C3 visits 9 winrate 0.500000 scoreMean 1.50 prior 0.250000 "
+                    "lcb 0.250000 order 0 pv C3 D4 pvVisits 9 4 pvEdgeVisits 9 4 "
+                    "rootInfo visits 12 winrate 0.625000 scoreMean 1.50 currentPlayer W")
+
+
+@pytest.mark.parametrize("bad", ["avoid b E6 0", "avoid b Z99 1", "avoid q E6 1", "avoid b E6",
+                                 "avoid b E6 x", "allow b E6 1 avoid b C5 1",
+                                 "avoid b C5 1 allow b E6 1", "allow b E6 1 allow w C5 1"])
+@pytest.mark.parametrize("command", ["lz-analyze b 10", "kata-analyze b 10",
+                                     "lz-genmove_analyze b 10", "kata-genmove_analyze b 10"])
+def test_bad_avoid_and_allow_arguments_are_refused(g, command, bad):
+    midgame(g)
+    before = state(g)
+    assert err(g, f"{command} {bad}").startswith(("syntax error", "invalid"))
+    assert state(g) == before
+
+
+def _info_moves(line):
+    """The moves an analysis line reports."""
+    return [part.split()[0] for part in line.split("info move ")[1:]]
+
+
+@pytest.mark.parametrize("command", ["lz-genmove_analyze", "kata-genmove_analyze"])
+def test_genmove_analyze_keeps_out_avoided_moves_and_plays_an_allowed_one(g, command):
+    """Leela Zero's avoid / allow (KataGo's too): the moves avoided at the root are neither
+    reported nor played; with allow, only the moves listed (or a pass) are."""
+    midgame(g)
+    avoided = {"E6", "C5", "F5", "F4", "E3", "C3"}
+    out, _ = _stream(g, f"{command} b 1 avoid b {','.join(sorted(avoided))} 1 avoid w D3 2")
+    lines = out.split("\n")
+    played = lines[-3].split()[1]
+    reported = {m for l in lines[1:-3] for m in _info_moves(l)}
+    assert reported and not reported & avoided and played not in avoided, out
+    ok(g, "undo")
+    out, _ = _stream(g, f"{command} b 1 allow b G7,C7 1")
+    lines = out.split("\n")
+    reported = {m for l in lines[1:-3] for m in _info_moves(l)}
+    assert reported <= {"G7", "C7", "pass"} and lines[-3].split()[1] in {"G7", "C7"}, out
+
+
+def test_kata_root_info_and_pv_visits(g):
+    """rootInfo: the root's visits and win rate, the side to move; pvVisits (and
+    pvEdgeVisits, the same in a tree): one count per move of the line, the first the move's
+    visits, never rising down the line."""
+    midgame(g)
+    out, _ = _stream(g, "kata-genmove_analyze b 1 rootInfo true pvVisits true pvEdgeVisits true")
+    lines = out.split("\n")[1:-3]
+    assert lines
+    for l in lines:
+        body, root = l.split(" rootInfo ")
+        m = re.fullmatch(rf"visits (\d+) winrate {UNIT} scoreMean -?\d+\.\d+ currentPlayer B", root)
+        assert m, root
+        for part in body.split("info ")[1:]:
+            words = part.split()
+            visits = int(words[words.index("visits") + 1])
+            pv = words[words.index("pv") + 1:words.index("pvVisits")]
+            seen = [int(x) for x in words[words.index("pvVisits") + 1:words.index("pvEdgeVisits")]]
+            edge = [int(x) for x in words[words.index("pvEdgeVisits") + 1:]]
+            assert len(seen) == len(pv) and seen == edge and seen[0] == visits, part
+            assert seen == sorted(seen, reverse=True), part
+            assert int(m.group(1)) >= visits
 
 
 def test_kata_genmove_analyze(g):

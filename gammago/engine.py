@@ -279,6 +279,13 @@ class Engine:
         """The search that plays, and the rollouts-only tree when that is another one."""
         return [self.search] + ([self._tree_search] if self._tree_search is not self.search else [])
 
+    def clear_cache(self):
+        """Forget the search trees (GTP clear_cache): the next search starts afresh."""
+        self.ponder_stop()
+        for s in self._searches():
+            s.clear()
+        self._forget()
+
     def _forget(self):
         self._tree_moves = None
         self.last_owner = None

@@ -199,6 +199,9 @@ class Gtp:
             "kgs-time_settings": self.cmd_kgs_time_settings,
             "kgs-genmove_cleanup": self.cmd_kgs_genmove_cleanup,
             "cputime": self.cmd_cputime,
+            "gomill-cpu_time": self.cmd_cputime,
+            "stop": self.cmd_stop,
+            "clear_cache": self.cmd_clear_cache,
             "lz-analyze": self.cmd_lz_analyze,
             "lz-genmove_analyze": self.cmd_lz_genmove_analyze,
             "kata-analyze": self.cmd_kata_analyze,
@@ -598,7 +601,22 @@ class Gtp:
         return ""
 
     def cmd_cputime(self, args):
+        """cputime (GoGui) and gomill-cpu_time (gomill's ringmaster): the process's CPU
+        seconds, all threads together."""
         return f"{time.process_time():.3f}"
+
+    def cmd_stop(self, args):
+        """KataGo's stop: end pondering, if under way (the game and the tree are kept)."""
+        _nargs(args, 0, usage="stop")
+        self._ponder_stop()
+        return ""
+
+    def cmd_clear_cache(self, args):
+        """KataGo's clear_cache: forget the search trees (the next search starts afresh, with
+        fresh randomness); the game is kept."""
+        _nargs(args, 0, usage="clear_cache")
+        self.engine.clear_cache()
+        return ""
 
     # --- analysis ---
     def _analyze_args(self, args, command, need_color, keys=()):

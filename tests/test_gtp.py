@@ -83,6 +83,22 @@ def test_admin_commands(g):
         assert ok(g, f"known_command {c}") == "true"
     assert ok(g, "known_command frobnicate") == "false"
     float(ok(g, "cputime"))
+    assert float(ok(g, "gomill-cpu_time")) >= 0
+
+
+def test_clear_cache_forgets_the_trees_and_keeps_the_game(g):
+    midgame(g)
+    ok(g, "genmove b")
+    e = g.engine
+    assert e.search.root_visits > 0 and e.search.children()
+    before = state(g)
+    assert err(g, "clear_cache now").startswith("syntax error")
+    assert e.search.root_visits > 0
+    ok(g, "clear_cache")
+    assert e.search.root_visits == 0 and e.search.children() == []
+    assert state(g) == before
+    ok(g, "genmove w")                  # and the next search runs afresh
+    assert e.search.root_visits > 0
 
 
 def test_ids_and_preprocessing(g):
@@ -821,6 +837,10 @@ def test_ponder_searches_after_genmove_and_any_command_stops_it():
     assert e.pondering
     err(gtp, "play b Z99")
     assert not e.pondering
+    ok(gtp, "genmove b")
+    assert e.pondering
+    ok(gtp, "stop")                          # KataGo's: stops it, and nothing else
+    assert not e.pondering and len(e.board.moves) == 3
     # off by default
     plain = make_gtp()
     ok(plain, "genmove b")

@@ -1,4 +1,5 @@
-"""Time management: one Clock per side (GTP time_settings / kgs-time_settings / time_left).
+"""Time management: one Clock per side (GTP time_settings / kgs-time_settings /
+kata-time_settings / time_left).
 
 Clock.budget says how long a move may think, Clock.bankable how much of that the clock keeps
 for later moves if the search stops early (Engine._run_search), Clock.spend keeps our own
@@ -12,14 +13,20 @@ MARGIN_SHARE = 0.15          # never keep more than this share of a byo-yomi per
 
 
 class Clock:
-    """One side's clock: kind none | absolute | canadian | byoyomi (Japanese)."""
+    """One side's clock: kind none | absolute | canadian | byoyomi (Japanese) | fischer (an
+    increment added after each move; optionally the main time capped and a most a move may
+    take, KataGo's fischer-capped)."""
 
     def __init__(self):
         self.set("none")
 
-    def set(self, kind, main=0.0, byo=0.0, stones=0, periods=0):
+    def set(self, kind, main=0.0, byo=0.0, stones=0, periods=0, increment=0.0, cap=-1.0,
+            max_move=-1.0):
+        """increment, cap (the most the main time may hold after an increment) and max_move (the
+        most one move may take): fischer only; a negative cap or max_move is none."""
         self.kind = kind
         self.main, self.byo, self.stones, self.periods = float(main), float(byo), int(stones), int(periods)
+        self.increment, self.cap, self.max_move = float(increment), float(cap), float(max_move)
         self.main_left = self.main
         self.byo_left = self.byo          # seconds left in the current period (canadian/byoyomi)
         self.stones_left = self.stones    # canadian: stones still to play in this period
@@ -30,7 +37,7 @@ class Clock:
         the period; Japanese byo-yomi as KGS sends it: periods left)."""
         if self.kind == "none":
             return
-        if stones == 0 or self.kind == "absolute":
+        if stones == 0 or self.kind in ("absolute", "fischer"):
             self.main_left = seconds
             self.in_byo = False
         else:
@@ -45,6 +52,8 @@ class Clock:
         on a later move: early stop may end the search only within it (Engine._run_search).
           none      (--move-time, or no time limit): 0, every move gets the same time anyway
           absolute  all of it: what is saved stays on the clock
+          fischer   all of it, but for what the cap would cut off the main time after the
+                    move's increment
           canadian  in a period: all of it while other stones of the period are to come (they
                     share its time), 0 for its last stone (the period restarts full); in main
                     time: all of it, but for the part past the main time left when the budget
@@ -56,6 +65,11 @@ class Clock:
             return 0.0
         if self.kind == "absolute":
             return budget
+        if self.kind == "fischer":
+            if self.cap < 0:
+                return budget
+            room = self.cap - (self.main_left - budget + self.increment)
+            return min(budget, max(0.0, room))
         if self.in_byo:
             if self.kind == "canadian" and self.stones_left > 1:
                 return budget
@@ -69,6 +83,13 @@ class Clock:
         if self.kind == "none":
             return default
         moves_left = max(MIN_MOVES_LEFT, MOVES_LEFT_PER_EMPTY * empty_points)
+        if self.kind == "fischer":
+            # the increment comes back after every move: spend it, and a share of the main time
+            left = self.main_left - min(margin, MARGIN_SHARE * max(0.0, self.main_left))
+            t = min(self.main_left / moves_left + self.increment, left)
+            if self.max_move >= 0:
+                t = min(t, self.max_move - min(margin, MARGIN_SHARE * self.max_move))
+            return max(MIN_BUDGET_S, t)
         per_stone = {"canadian": self.byo / max(1, self.stones), "byoyomi": self.byo}.get(self.kind, 0.0)
         if self.in_byo and self.kind != "absolute":
             left = self.byo_left / max(1, self.stones_left) if self.kind == "canadian" else self.byo_left
@@ -82,6 +103,11 @@ class Clock:
     def spend(self, seconds):
         """Keep our own account of the clock between time_left commands."""
         if self.kind == "none":
+            return
+        if self.kind == "fischer":
+            self.main_left += self.increment - seconds
+            if self.cap >= 0:
+                self.main_left = min(self.main_left, self.cap)
             return
         if not self.in_byo:
             self.main_left -= seconds

@@ -197,6 +197,8 @@ class Gtp:
             "time_settings": self.cmd_time_settings,
             "time_left": self.cmd_time_left,
             "kgs-time_settings": self.cmd_kgs_time_settings,
+            "kata-time_settings": self.cmd_kata_time_settings,
+            "kata-list_time_settings": self.cmd_kata_list_time_settings,
             "kgs-genmove_cleanup": self.cmd_kgs_genmove_cleanup,
             "cputime": self.cmd_cputime,
             "gomill-cpu_time": self.cmd_cputime,
@@ -599,6 +601,21 @@ class Gtp:
         except ValueError as e:
             raise GtpError(str(e)) from None
         return ""
+
+    def cmd_kata_time_settings(self, args):
+        """KataGo's time settings, Fischer ones included (Engine.kata_time_settings)."""
+        if not args:
+            raise GtpError("syntax error: usage: kata-time_settings KIND [VALUES] (kinds: "
+                           + self.cmd_kata_list_time_settings(()) + ")")
+        try:
+            self.engine.kata_time_settings(args[0], *args[1:])
+        except ValueError as e:
+            raise GtpError(f"syntax error: {e}") from None
+        return ""
+
+    def cmd_kata_list_time_settings(self, args):
+        """The kinds kata-time_settings takes."""
+        return " ".join(self.engine.KATA_TIME_KINDS)
 
     def cmd_cputime(self, args):
         """cputime (GoGui) and gomill-cpu_time (gomill's ringmaster): the process's CPU

@@ -159,6 +159,29 @@ def test_clock_budgets():
     assert c.budget(81, 1.0, 9) > 3
 
 
+def test_fischer_clock():
+    """Fischer time (kata-time_settings fischer / fischer-capped): a share of the main time plus
+    the increment a move, never more than the main time holds; the increment is added after
+    each move, up to the cap; saved time counts but for what the cap cuts off."""
+    c = Clock()
+    c.set("fischer", 60, increment=5)
+    moves_left = 0.35 * 81
+    assert c.budget(81, 1.0, 9) == pytest.approx(60 / moves_left + 5)
+    c.time_left(2.0, 0)                                   # 2 s left: the increment is not there yet
+    assert c.budget(81, 1.0, 9) == pytest.approx(2 - 0.3)
+    c.spend(1.5)
+    assert c.main_left == pytest.approx(5.5)
+    assert c.bankable(4.0) == 4.0                         # no cap: all of it
+    c.set("fischer", 60, increment=5, cap=61)
+    c.spend(3)
+    assert c.main_left == 61                              # 62, cut to the cap
+    c.time_left(60, 0)
+    assert c.bankable(4.0) == 0.0                         # 60 - 4 + 5 = 61: the cap is reached
+    assert c.bankable(10.0) == pytest.approx(6.0)         # 60 - 10 + 5 = 55: 6 s of room
+    c.set("fischer", 600, increment=10, max_move=5)
+    assert c.budget(81, 1.0, 9) == pytest.approx(5 - 0.75)   # at most 5 s a move
+
+
 def test_clock_says_how_much_saved_time_can_be_spent_later():
     """Clock.bankable: the part of a move's budget that, saved now, is still on the clock for a
     later move (early stop may end a search only within it), for every kind of clock."""
@@ -199,6 +222,8 @@ def test_clock_says_how_much_saved_time_can_be_spent_later():
     (("kgs_time_settings", "byoyomi", 600, 5, 3), "budget"),  # ... in main time
     (("kgs_time_settings", "canadian", 600, 30, 10), "budget"),
     (("kgs_time_settings", "none"), 0.0),
+    (("kata_time_settings", "fischer", 600, 5), "budget"),
+    (("kata_time_settings", "byo-yomi", 0, 5, 3), 0.0),
 ])
 def test_early_stop_window_per_clock(settings, window):
     e = engine(playouts=0)
@@ -245,6 +270,18 @@ def test_time_settings_commands():
         e.kgs_time_settings("byoyomi", 1)
     with pytest.raises(ValueError, match="negative"):
         e.time_settings(-1, 0, 0)
+    e.kata_time_settings("fischer-capped", 300, 2.5, 600, -1)
+    assert e.clocks[2].kind == "fischer" and e.clocks[2].increment == 2.5
+    assert e.clocks[2].cap == 600 and e.clocks[2].max_move == -1
+    e.kata_time_settings("byo-yomi", 60, 10, 5)
+    assert e.clocks[1].kind == "byoyomi" and e.clocks[1].periods == 5
+    for bad, why in [(("fischer", 1), "needs 2"), (("sudden", 1), "unknown kind"),
+                     (("fischer", 1, -2), "negative"), (("canadian", 60, 30, 2.5), "whole"),
+                     (("fischer-capped", 300, 2, 100, -1), "limit"), (("absolute", "nan"), "finite"),
+                     (("absolute", "x"), "bad value")]:
+        with pytest.raises(ValueError, match=why):
+            e.kata_time_settings(*bad)
+    assert e.clocks[1].kind == "byoyomi"                  # a refused setting changes nothing
 
 
 def test_one_second_byoyomi_never_overruns():

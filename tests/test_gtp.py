@@ -423,9 +423,26 @@ def test_time_commands(g):
     for bad in ("time_settings 1 2", "time_settings a b c", "time_settings -1 0 0",
                 "time_left x 10 0", "time_left b ten 0", "time_left b 10",
                 "kgs-time_settings", "kgs-time_settings sudden 10", "kgs-time_settings absolute",
-                "kgs-time_settings byoyomi 1 2", "kgs-time_settings canadian 1 2 x"):
+                "kgs-time_settings byoyomi 1 2", "kgs-time_settings canadian 1 2 x",
+                "kata-time_settings", "kata-time_settings fischer 60", "kata-time_settings x 1",
+                "kata-time_settings fischer-capped 60 5 30 -1"):
         err(g, bad)
         assert state(g) == before
+
+
+def test_kata_time_settings(g):
+    """KataGo's time settings: the kinds it lists, Fischer ones included, fractional seconds."""
+    assert ok(g, "kata-list_time_settings").split() == [
+        "none", "absolute", "byo-yomi", "canadian", "fischer", "fischer-capped"]
+    ok(g, "kata-time_settings fischer 120.5 2.5")
+    clock = g.engine.clocks[1]
+    assert clock.kind == "fischer" and clock.main == 120.5 and clock.increment == 2.5
+    ok(g, "time_left b 30 0")
+    assert clock.main_left == 30
+    ok(g, "genmove b")
+    assert g.engine.last_budget <= 30
+    ok(g, "kata-time_settings none")
+    assert clock.kind == "none"
 
 
 def test_time_left_sets_the_clock_of_the_colour_it_names(g):

@@ -14,7 +14,7 @@ MARGIN_SHARE = 0.15          # never keep more than this share of a byo-yomi per
 
 class Clock:
     """One side's clock: kind none | absolute | canadian | byoyomi (Japanese) | fischer (an
-    increment added after each move; optionally the main time capped and a most a move may
+    increment added after each move; optionally the main time capped and the most a move may
     take, KataGo's fischer-capped)."""
 
     def __init__(self):

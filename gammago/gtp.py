@@ -25,6 +25,7 @@ stdout belongs to the protocol: anything else (logs, warnings, stray prints) goe
 import logging
 import os
 import queue
+import select
 import sys
 import threading
 import time
@@ -45,6 +46,7 @@ GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this si
 STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze")
 STATUSES = ("alive", "dead", "seki")
 INTERRUPT_LINE = "# interrupt"    # GoGui's: stop the command under way (gogui-interrupt)
+CONTROLLER_POLL_S = 0.05          # after the input ends: how often to look for a vanished reader
 
 
 class GtpError(Exception):
@@ -260,7 +262,14 @@ class Gtp:
                 log.warning("gtp: input ends: %s", e)
             finally:
                 self._lines.put(None)
+            # the input has ended; if the controller is gone too (killed: nobody reads our
+            # answers), a move under way, or one queued before the end, would only burn CPU:
+            # each is stopped as it starts (commands without a search end by themselves)
+            while not served.wait(CONTROLLER_POLL_S):
+                if self._busy and self._controller_gone():
+                    self._interrupt()
 
+        served = threading.Event()
         threading.Thread(target=reader, name="gtp-reader", daemon=True).start()
         try:
             while not self.quit:
@@ -275,8 +284,23 @@ class Gtp:
                 if reply is not None:
                     self._write(reply)
         finally:
+            served.set()
             self._ponder_stop()
         return 0
+
+    def _controller_gone(self):
+        """True when nobody reads our answers any more: our output is a pipe whose reading end
+        is closed (poll reports an error on it). A file or terminal never is."""
+        try:
+            fd = self.out.fileno()
+        except (AttributeError, OSError, ValueError):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)              # errors and hang-ups are always reported
+        try:
+            return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+        except OSError:
+            return False
 
     def _interrupt(self):
         interrupt = getattr(self.engine, "interrupt", None)

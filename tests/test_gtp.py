@@ -937,3 +937,38 @@ def test_interrupt_line_stops_the_move_under_way_and_no_later_one():
     assert "?" not in text and len(engine.board.moves) == 2, text
     assert took["stop"] - took["start"] < 10          # far inside the 60 s it was given
     assert engine.search.playouts == 300               # the later genmove ran its whole budget
+
+
+# --- a controller that vanishes -----------------------------------------------------------------
+def test_a_killed_controller_stops_the_move_under_way():
+    """When the input ends and nobody reads the engine's output any more (the controller was
+    killed: both pipes closed), the move under way stops at once and the engine exits, instead
+    of thinking out its 60 s."""
+    import time
+    p = _spawn("--mode", "rollouts", "--move-time", "60", "--no-early-stop", "--quiet")
+    try:
+        p.stdin.write("boardsize 9\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "=\n" and p.stdout.readline() == "\n"
+        p.stdin.write("genmove b\n")
+        p.stdin.flush()
+        time.sleep(1.0)                       # the search is under way
+        t0 = time.monotonic()
+        p.stdin.close()
+        p.stdout.close()
+        p.wait(30)                            # a guard against a hang: 60 s would fail it
+        assert time.monotonic() - t0 < 30
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def test_input_that_ends_while_the_output_is_read_lets_the_move_finish():
+    """`printf 'genmove b\\n' | gammago gtp`: the input ends at once but the output is still
+    read, so the move runs its whole budget (its fixed playouts) and is answered."""
+    p = _spawn("--mode", "rollouts", "--playouts", "3000", "--threads", "1", "--seed", "4")
+    out, errs = p.communicate("boardsize 9\ngenmove b\n", timeout=120)
+    assert p.returncode == 0
+    assert re.search(rf"^= {VERTEX}$", out, re.M), out
+    assert re.search(r"\b3000 playouts\b", errs), errs

@@ -480,6 +480,48 @@ class Engine:
         except ValueError:
             return self.last_owner
 
+    def ownership_stdev(self):
+        """The standard deviation of each point's final owner (+1 Black, -1 White, 0 neither)
+        over the playouts of the current search, laid out as ownership(); None before any
+        search."""
+        try:
+            return self.search.ownership_stdev()
+        except ValueError:
+            return None
+
+    def score_stdev(self):
+        """The standard deviation of the final area difference over the playouts of the current
+        search, in points; None before any search."""
+        try:
+            return self.search.score_stdev()
+        except ValueError:
+            return None
+
+    def with_unvisited(self, infos, minmoves):
+        """infos (the analysis dicts of the current search, best first) with root moves no
+        playout has visited yet appended in prior order until there are minmoves (when the
+        root has that many): each with 0 visits, lcb 0, its prior, its move alone as the line,
+        and the visited moves' mean win rate (0.5 without one) for a win rate."""
+        if len(infos) >= minmoves:
+            return infos
+        b = self.board
+        kids = self.search.children()
+        total_rating = sum(ch[3] for ch in kids) or 1.0
+        shown = {d["move"] for d in infos}
+        visits = sum(d["visits"] for d in infos)
+        winrate = sum(d["visits"] * d["winrate"] for d in infos) / visits if visits else 0.5
+        out = list(infos)
+        for move, _, _, rating in sorted(kids, key=lambda ch: -ch[3]):
+            if len(out) >= minmoves:
+                break
+            v = b.vertex(move)
+            if v in shown:
+                continue
+            out.append({"move": v, "visits": 0, "winrate": winrate,
+                        "prior": rating / total_rating, "lcb": 0.0, "order": len(out),
+                        "pv": [v]})
+        return out
+
     def criticality(self, color, seconds):
         """Criticality of each point ([row][col], row 0 = line 1; tree.Search.criticality) from
         a search of `seconds` on the rollouts-only tree with `color` to move. The tree gathers

@@ -43,7 +43,8 @@ GFX_ANALYZE_S = (1, 5)            # gammago-analyze durations offered to GoGui
 GFX_LABELS = 8                    # how many candidate moves gammago-analyze labels
 GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: default seconds
 GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
-STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze")
+STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze",
+             "analyze", "genmove_analyze")
 STATUSES = ("alive", "dead", "seki")
 INTERRUPT_LINE = "# interrupt"    # GoGui's: stop the command under way (gogui-interrupt)
 CONTROLLER_POLL_S = 0.05          # after the input ends: how often to look for a vanished reader
@@ -98,32 +99,40 @@ def _preprocess(raw):
     return line.strip()
 
 
-def info_line(infos):
+def info_line(infos, score=None):
     """Leela Zero's analysis line: all candidates on one line, each `info move ...`,
-    winrate / prior / lcb as integers in 1/10000."""
+    winrate / prior / lcb as integers in 1/10000; with score (points for the side the analysis
+    is for), each candidate's `scoreLead` as well, as Sabaki's `analyze` reads it."""
     def per10k(x):
         return max(0, min(10000, int(round(float(x) * 10000))))
+    lead = "" if score is None else f"scoreLead {score:.2f} "
     parts = []
     for d in infos:
         pv = " ".join(d.get("pv") or [d["move"]])
         parts.append(f"info move {d['move']} visits {int(d['visits'])} winrate {per10k(d['winrate'])} "
-                     f"prior {per10k(d.get('prior', 0.0))} lcb {per10k(d.get('lcb', d['winrate']))} "
-                     f"order {int(d['order'])} pv {pv}")
+                     f"{lead}prior {per10k(d.get('prior', 0.0))} "
+                     f"lcb {per10k(d.get('lcb', d['winrate']))} order {int(d['order'])} pv {pv}")
     return " ".join(parts)
 
 
 def kata_info_line(infos, score=None, ownership=None, root=None, pv_visits=False,
-                   pv_edge_visits=False):
-    """KataGo's kata-analyze line: `info move ... winrate 0.4799 scoreMean -0.1 prior 0.0779 lcb
-    0.4416 order 0 pv ...` for each candidate (floats in 0..1; scoreMean in points for the side
-    the analysis is for, omitted when None), with `pvVisits` and / or `pvEdgeVisits` (each
-    candidate's "pv_visits") when asked; then `rootInfo visits N winrate W [scoreMean S]
-    currentPlayer B|W` when root (a dict of those) is given; then `ownership` and one number
-    per point when given (row by row from the top, as kata_ownership orders them)."""
+                   pv_edge_visits=False, score_stdev=None, ownership_stdev=None):
+    """KataGo's kata-analyze line: `info move ... winrate 0.4799 scoreMean -0.1 scoreStdev 30.2
+    scoreLead -0.1 prior 0.0779 lcb 0.4416 order 0 pv ...` for each candidate (floats in 0..1;
+    scoreMean and scoreLead, the same number as in KataGo, in points for the side the analysis
+    is for, omitted when score is None; scoreStdev when score_stdev is given), with `pvVisits`
+    and / or `pvEdgeVisits` (each candidate's "pv_visits") when asked; then `rootInfo visits N
+    winrate W [scoreMean S scoreStdev D scoreLead S] currentPlayer B|W` when root (a dict of
+    those) is given; then `ownership` and one number per point when given (row by row from the
+    top, as kata_ownership orders them), and `ownershipStdev` and its numbers likewise."""
+    if score is None:
+        score_part = ""
+    else:
+        spread = "" if score_stdev is None else f"scoreStdev {score_stdev:.2f} "
+        score_part = f"scoreMean {score:.2f} {spread}scoreLead {score:.2f} "
     parts = []
     for d in infos:
         pv = " ".join(d.get("pv") or [d["move"]])
-        score_part = "" if score is None else f"scoreMean {score:.2f} "
         text = (f"info move {d['move']} visits {int(d['visits'])} "
                 f"winrate {_unit(d['winrate'])} {score_part}"
                 f"prior {_unit(d.get('prior', 0.0))} lcb {_unit(d.get('lcb', d['winrate']))} "
@@ -135,11 +144,12 @@ def kata_info_line(infos, score=None, ownership=None, root=None, pv_visits=False
             text += f" pvEdgeVisits {seen}"
         parts.append(text)
     if root is not None:
-        score_part = "" if score is None else f"scoreMean {score:.2f} "
         parts.append(f"rootInfo visits {int(root['visits'])} winrate {_unit(root['winrate'])} "
                      f"{score_part}currentPlayer {root['currentPlayer']}")
     if ownership is not None:
         parts.append("ownership " + " ".join(f"{float(v):.4f}" for v in ownership))
+    if ownership_stdev is not None:
+        parts.append("ownershipStdev " + " ".join(f"{float(v):.4f}" for v in ownership_stdev))
     return " ".join(parts)
 
 
@@ -210,6 +220,8 @@ class Gtp:
             "lz-genmove_analyze": self.cmd_lz_genmove_analyze,
             "kata-analyze": self.cmd_kata_analyze,
             "kata-genmove_analyze": self.cmd_kata_genmove_analyze,
+            "analyze": self.cmd_analyze,
+            "genmove_analyze": self.cmd_genmove_analyze,
             "gogui-analyze_commands": self.cmd_gogui_analyze_commands,
             "gammago-analyze": self.cmd_gammago_analyze,
             "gammago-ownership": self.cmd_gammago_ownership,
@@ -736,11 +748,6 @@ class Gtp:
             self.out.flush()
             self._stream_open = False
 
-    def _emit(self, infos):
-        line = info_line(infos)
-        if line:
-            self._stream_line(line)
-
     def _until_input(self, run, cid):
         """Run run(stop) on a thread, streaming its output, until any input line arrives or it
         ends by itself; then end the answer (`? message` if run failed before any output)."""
@@ -771,28 +778,27 @@ class Gtp:
         worker.join()
         self._stream_end(failed[0] if failed else None)
 
-    def cmd_lz_analyze(self, args, cid):
-        """Search and print `info` lines every interval until the next input line arrives; the
-        response ends with a blank line, then that line's command is answered."""
-        color, interval, _, avoid = self._analyze_args(args, "lz-analyze", need_color=False)
-        self._until_input(lambda stop: self.engine.analyze(color, interval, stop, self._emit,
-                                                           avoid), cid)
+    # The analysis commands: lz-analyze (Leela Zero's line), analyze (Sabaki's: the same line
+    # with scoreLead) and kata-analyze (KataGo's), each with its genmove_analyze. All take
+    # [COLOR] [INTERVAL] [interval N] [minmoves N] [maxmoves N] [avoid ...] [allow ...];
+    # kata-analyze takes KataGo's true|false flags as well.
+    KATA_FLAGS = ("ownership", "ownershipstdev", "rootinfo", "pvvisits", "pvedgevisits")
 
-    def _kata_args(self, args, command, need_color):
-        """[COLOR] [INTERVAL] [ownership|rootInfo|pvVisits|pvEdgeVisits true|false]
-        [maxmoves N] [avoid ...] [allow ...] -> (color, seconds, emit, avoid): emit(infos)
-        streams KataGo's line (kata_info_line) for those settings."""
-        flags = ("ownership", "rootinfo", "pvvisits", "pvedgevisits")
-        color, interval, extra, avoid = self._analyze_args(args, command, need_color=need_color,
-                                                           keys=flags + ("maxmoves",))
+    def _analysis_args(self, args, command, need_color, style):
+        """-> (color, seconds, emit, avoid): emit(infos) streams the line of style ("lz",
+        "sabaki" or "kata") for the arguments' settings."""
+        flags = self.KATA_FLAGS if style == "kata" else ()
+        color, interval, extra, avoid = self._analyze_args(
+            args, command, need_color=need_color, keys=flags + ("minmoves", "maxmoves"))
         for key in flags:
             if extra.get(key, "false") not in ("true", "false"):
                 raise GtpError(f"syntax error: {command}: {key} true|false, not {extra[key]!r}")
-        ownership, root_info, pv_visits, pv_edge = (extra.get(k) == "true" for k in flags)
-        maxmoves = _int(extra.get("maxmoves", "0"), "maxmoves")
-        if maxmoves < 0:
-            raise GtpError(f"syntax error: {command}: maxmoves must be >= 0")
-        komi = self.engine.board.komi
+        ownership, own_stdev, root_info, pv_visits, pv_edge = (extra.get(k) == "true"
+                                                               for k in self.KATA_FLAGS)
+        minmoves, maxmoves = (_int(extra.get(k, "0"), k) for k in ("minmoves", "maxmoves"))
+        if minmoves < 0 or maxmoves < 0:
+            raise GtpError(f"syntax error: {command}: minmoves and maxmoves must be >= 0")
+        engine = self.engine
         sign = 1.0 if color == "b" else -1.0
 
         def emit(infos):
@@ -801,43 +807,71 @@ class Gtp:
             root = None
             if root_info:
                 visits = sum(d["visits"] for d in infos)
-                root = {"visits": self.engine.search.root_visits,
+                root = {"visits": engine.search.root_visits,
                         "winrate": sum(d["visits"] * d["winrate"] for d in infos) / visits,
                         "currentPlayer": color.upper()}
+            if minmoves:
+                infos = engine.with_unvisited(infos, minmoves)
             if maxmoves:
                 infos = infos[:maxmoves]
+            if style == "lz":
+                self._stream_line(info_line(infos))
+                return
+            owner = engine.ownership()
+            score = None if owner is None else sign * (float(owner.sum()) - engine.board.komi)
+            if style == "sabaki":
+                self._stream_line(info_line(infos, score))
+                return
             if pv_visits or pv_edge:
                 # a tree, not a graph: the visits of the position after each move and of the
                 # move itself are the same number
-                infos = [dict(d, pv_visits=self.engine.pv_visits(d.get("pv") or [d["move"]]))
+                infos = [dict(d, pv_visits=engine.pv_visits(d.get("pv") or [d["move"]]))
                          for d in infos]
-            owner = self.engine.ownership()
-            score = None if owner is None else sign * (float(owner.sum()) - komi)
             own = kata_ownership(owner, color) if ownership and owner is not None else None
+            spread = engine.ownership_stdev() if own_stdev else None
+            spread = kata_ownership(spread, "b") if spread is not None else None
             self._stream_line(kata_info_line(infos, score, own, root=root, pv_visits=pv_visits,
-                                             pv_edge_visits=pv_edge))
+                                             pv_edge_visits=pv_edge,
+                                             score_stdev=engine.score_stdev(),
+                                             ownership_stdev=spread))
 
         return color, interval, emit, avoid
 
-    def cmd_kata_analyze(self, args, cid):
-        """kata-analyze [COLOR] [INTERVAL] [ownership true] [maxmoves N]: lz-analyze with
-        KataGo's line (kata_info_line), until the next input line arrives."""
-        color, interval, emit, avoid = self._kata_args(args, "kata-analyze", need_color=False)
+    def _analyze_until_input(self, args, cid, command, style):
+        """Search and stream analysis lines every interval until the next input line arrives;
+        the response ends with a blank line, then that line's command is answered."""
+        color, interval, emit, avoid = self._analysis_args(args, command, False, style)
         self._until_input(lambda stop: self.engine.analyze(color, interval, stop, emit, avoid),
                           cid)
 
+    def _genmove_analyze(self, args, cid, command, style):
+        """genmove with analysis lines every interval, then `play MOVE`. Like Leela Zero's and
+        KataGo's, the search runs its budget: input that arrives meanwhile waits its turn."""
+        color, interval, emit, avoid = self._analysis_args(args, command, True, style)
+        self._genmove_streaming(cid, color, interval, emit, command, avoid)
+
+    def cmd_lz_analyze(self, args, cid):
+        """lz-analyze [COLOR] [INTERVAL] [...]: Leela Zero's `info move ...` lines."""
+        self._analyze_until_input(args, cid, "lz-analyze", "lz")
+
+    def cmd_analyze(self, args, cid):
+        """analyze [COLOR] [INTERVAL] [...]: Sabaki's analysis command, lz-analyze's line with
+        each move's scoreLead."""
+        self._analyze_until_input(args, cid, "analyze", "sabaki")
+
+    def cmd_kata_analyze(self, args, cid):
+        """kata-analyze [COLOR] [INTERVAL] [ownership|ownershipStdev|rootInfo|pvVisits|
+        pvEdgeVisits true] [...]: KataGo's line (kata_info_line)."""
+        self._analyze_until_input(args, cid, "kata-analyze", "kata")
+
     def cmd_lz_genmove_analyze(self, args, cid):
-        """genmove with `info` lines every interval, then `play MOVE`. Like Leela Zero's (and
-        KataGo's), the search runs its budget: input that arrives meanwhile waits its turn."""
-        color, interval, _, avoid = self._analyze_args(args, "lz-genmove_analyze", need_color=True)
-        self._genmove_streaming(cid, color, interval, self._emit, "lz-genmove_analyze", avoid)
+        self._genmove_analyze(args, cid, "lz-genmove_analyze", "lz")
+
+    def cmd_genmove_analyze(self, args, cid):
+        self._genmove_analyze(args, cid, "genmove_analyze", "sabaki")
 
     def cmd_kata_genmove_analyze(self, args, cid):
-        """kata-genmove_analyze COLOR [INTERVAL] [ownership true] [maxmoves N]: KataGo's
-        genmove with kata-analyze's lines, then `play MOVE`; input meanwhile waits its turn."""
-        color, interval, emit, avoid = self._kata_args(args, "kata-genmove_analyze",
-                                                       need_color=True)
-        self._genmove_streaming(cid, color, interval, emit, "kata-genmove_analyze", avoid)
+        self._genmove_analyze(args, cid, "kata-genmove_analyze", "kata")
 
     def _genmove_streaming(self, cid, color, interval, emit, command, avoid=()):
         """The move with its analysis lines streamed (emit), then `play MOVE`; pondering after.

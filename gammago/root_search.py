@@ -324,3 +324,36 @@ class RootSearch:
                 acc = acc + got * k["search"].ownership()
                 tot += got
         return acc / tot if tot else acc
+
+    def _pooled(self, stat):
+        """(playouts, pooled mean, pooled standard deviation) of a statistic of the child
+        trees' playouts, from each tree's (mean, standard deviation) of it: stat(search)."""
+        n, s1, s2 = 0, 0.0, 0.0
+        for k in self.kids:
+            got = k["search"].owned
+            if got:
+                mean, sd = stat(k["search"])
+                s1 = s1 + got * mean
+                s2 = s2 + got * (sd * sd + mean * mean)
+                n += got
+        if not n:
+            return 0, s1, s1
+        mean = s1 / n
+        return n, mean, np.sqrt(np.maximum(s2 / n - mean * mean, 0.0))
+
+    def ownership_stdev(self):
+        """The standard deviation of each point's final owner over the same playouts as
+        ownership() (every child tree's, pooled)."""
+        if self.board is None:
+            raise ValueError("no position searched yet")
+        n, _, sd = self._pooled(lambda s: (s.ownership(), s.ownership_stdev()))
+        size = self.board.size
+        return sd if n else np.zeros((size, size))
+
+    def score_stdev(self):
+        """The standard deviation of the final area difference over the same playouts (every
+        child tree's, pooled)."""
+        if self.board is None:
+            raise ValueError("no position searched yet")
+        n, _, sd = self._pooled(lambda s: (float(s.ownership().sum()), s.score_stdev()))
+        return float(sd) if n else 0.0

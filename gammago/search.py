@@ -103,3 +103,11 @@ class SearchProtocol(Protocol):
     def ownership(self):
         """Mean final ownership over this search's playouts, +1 Black .. -1 White, [row, col]
         (row 0 = line 1); before any search it may raise ValueError."""
+
+    def ownership_stdev(self):
+        """The standard deviation of each point's final owner (+1, -1, 0) over the same
+        playouts, laid out as ownership(); before any search it may raise ValueError."""
+
+    def score_stdev(self):
+        """The standard deviation of the playouts' final area difference (the same playouts);
+        before any search it may raise ValueError."""

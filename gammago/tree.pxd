@@ -79,6 +79,9 @@ ctypedef struct worker_t:
     uint8_t mover[MAX_DEPTH + 1]
     int32_t own[MAX_PTS]     # sum over this worker's playouts: +1 Black owns, -1 White owns
     int64_t own_n            # ... over these: the playouts played out (not ended by the mercy rule)
+    int32_t own_none[MAX_PTS]  # ... of which the point was owned by neither side (dame)
+    double score_sq          # ... and the sum of their area differences' squares (Black - White,
+                             # komi aside; the differences' sum is own's)
     lgrf_t lg                # LGRF: the wrapper's context (inner = pol)
     policy_t lpol            # ... and the wrapper itself
     int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout

@@ -489,6 +489,8 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
             elif owner[p] == WHITE:
                 s -= 1
                 w.own[p] -= 1
+            else:
+                w.own_none[p] += 1
         for p in range(b.npts):            # stones
             if b.color[p] == BLACK:
                 s += 1
@@ -497,6 +499,7 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
                 s -= 1
                 w.own[p] -= 1
         w.own_n += 1
+        w.score_sq += <double>s * s
         if s > b.komi:
             res2 = 2
         elif s == b.komi:
@@ -1468,3 +1471,39 @@ cdef class Search:
                 a[p] += self.workers[i].own[p]
         a = a.reshape(W, W)[1:W - 1, 1:W - 1]
         return a / tot if tot else a
+
+    def ownership_stdev(self):
+        """The standard deviation over the same playouts of each point's final owner (+1 Black,
+        -1 White, 0 neither), as ownership() lays it out: 0 where every playout agreed, 1 where
+        they split evenly between the two sides; zeros without a playout."""
+        import numpy as np
+        cdef int W = self.t.root.W, i, p
+        cdef int64_t tot = 0
+        a = np.zeros(W * W)
+        none = np.zeros(W * W)
+        for i in range(self.nworkers):
+            tot += self.workers[i].own_n
+            for p in range(W * W):
+                a[p] += self.workers[i].own[p]
+                none[p] += self.workers[i].own_none[p]
+        if tot == 0:
+            return np.zeros((W - 2, W - 2))
+        mean = a / tot
+        owned = 1.0 - none / tot             # the mean square: the share owned by either side
+        return np.sqrt(np.maximum(owned - mean * mean, 0.0)).reshape(W, W)[1:W - 1, 1:W - 1]
+
+    def score_stdev(self):
+        """The standard deviation of the final area difference over the same playouts (0
+        without one): how widely the playouts' scores spread around ownership()'s sum."""
+        cdef int i, p, W = self.t.root.W
+        cdef int64_t tot = 0
+        cdef double s = 0, sq = 0, m
+        for i in range(self.nworkers):
+            tot += self.workers[i].own_n
+            sq += self.workers[i].score_sq
+            for p in range(W * W):
+                s += self.workers[i].own[p]
+        if tot == 0:
+            return 0.0
+        m = s / tot
+        return sqrt(max(sq / tot - m * m, 0.0))

@@ -786,3 +786,38 @@ def test_both_searches_meet_the_search_protocol():
     rs.configure(pw_base=20.0)              # and after
     assert all(s.params["pw_base"] == 20.0 and s.params["expand_visits"] == 3 for s in made)
     assert rs.playouts == 64 and rs.ownership().shape == (9, 9)
+
+
+def test_root_search_pools_the_child_trees_spreads():
+    """net-root's spreads pool the child trees' playouts: from each tree's count, mean and
+    standard deviation, the standard deviation of all their playouts together."""
+    import numpy as np
+    from gammago.root_search import RootSearch
+    rng = np.random.default_rng(5)
+
+    class Kid:
+        def __init__(self, owners):
+            self.x = owners
+            self.owned = len(owners)
+
+        def ownership(self):
+            return self.x.mean(axis=0)
+
+        def ownership_stdev(self):
+            return self.x.std(axis=0)
+
+        def score_stdev(self):
+            return float(self.x.sum(axis=(1, 2)).std())
+
+    parts = [rng.choice([-1.0, 0.0, 1.0], size=(n, 5, 5), p=p)
+             for n, p in ((40, (0.7, 0.1, 0.2)), (15, (0.2, 0.0, 0.8)), (0, (0.5, 0, 0.5)))]
+    rs = RootSearch(_FlatNet(), lambda: None)
+    with pytest.raises(ValueError):
+        rs.ownership_stdev()                # no position yet
+    rs.board = Board(5)
+    rs.kids = [{"search": Kid(x)} for x in parts]
+    every = np.concatenate(parts)
+    np.testing.assert_allclose(rs.ownership_stdev(), every.std(axis=0), atol=1e-12)
+    assert rs.score_stdev() == pytest.approx(every.sum(axis=(1, 2)).std(), abs=1e-9)
+    rs.kids = [{"search": Kid(parts[2])}]   # no playout: zeros
+    assert not rs.ownership_stdev().any() and rs.score_stdev() == 0.0

@@ -22,13 +22,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
 INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ prior \d+ lcb \d+ order \d+ pv(?: {VERTEX})+")
 UNIT = r"(?:0\.\d+|1\.0+)"
-KATA_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate {UNIT} scoreMean -?\d+\.\d+ "
+SCORE = r"scoreMean (-?\d+\.\d+) scoreStdev \d+\.\d+ scoreLead (-?\d+\.\d+)"
+KATA_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate {UNIT} {SCORE} "
                        rf"prior {UNIT} lcb {UNIT} order \d+ pv(?: {VERTEX})+")
 
 REQUIRED = """protocol_version name version known_command list_commands quit boardsize clear_board
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
 kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze kata-genmove_analyze
+analyze genmove_analyze
 gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality gammago-build""".split()
 
 
@@ -480,6 +482,10 @@ def test_info_line_format():
     assert line == ("info move E4 visits 1178 winrate 4802 prior 2211 lcb 4781 order 0 pv E4 E3 "
                     "info move pass visits 3 winrate 10000 prior 0 lcb 0 order 1 pv pass")
     assert info_line([]) == ""
+    d = {"move": "E4", "visits": 9, "winrate": 0.5, "prior": 0.25, "lcb": 0.25, "order": 0,
+         "pv": ["E4"]}
+    assert info_line([d], score=-2.5) == ("info move E4 visits 9 winrate 5000 scoreLead -2.50 "
+                                          "prior 2500 lcb 2500 order 0 pv E4")
 
 
 def test_lz_genmove_analyze(g):
@@ -501,7 +507,8 @@ def test_lz_genmove_analyze(g):
         assert all(INFO.fullmatch(p.strip()) for p in parts), l
     before = state(g)
     assert err(g, "lz-genmove_analyze").startswith("syntax error")      # needs a colour
-    assert err(g, "lz-genmove_analyze b 10 minmoves 3").startswith("syntax error")
+    assert err(g, "lz-genmove_analyze b 10 minmoves -3").startswith("syntax error")
+    assert err(g, "lz-genmove_analyze b 10 ownership true").startswith("syntax error")
     assert state(g) == before
 
 
@@ -708,8 +715,14 @@ def test_kata_info_line_and_ownership_order():
     line = kata_info_line([{"move": "Q16", "visits": 120, "winrate": 0.4799, "prior": 0.0779,
                             "lcb": 0.4416, "order": 0, "pv": ["Q16", "D4"]}], score=-0.1,
                           ownership=[0.5, -1.0])
-    assert line == ("info move Q16 visits 120 winrate 0.479900 scoreMean -0.10 prior 0.077900 "
-                    "lcb 0.441600 order 0 pv Q16 D4 ownership 0.5000 -1.0000")
+    assert line == ("info move Q16 visits 120 winrate 0.479900 scoreMean -0.10 scoreLead -0.10 "
+                    "prior 0.077900 lcb 0.441600 order 0 pv Q16 D4 ownership 0.5000 -1.0000")
+    line = kata_info_line([{"move": "Q16", "visits": 120, "winrate": 0.4799, "prior": 0.0779,
+                            "lcb": 0.4416, "order": 0, "pv": ["Q16"]}], score=2.0,
+                          score_stdev=31.25, ownership=[0.5, -1.0], ownership_stdev=[0.25, 0.0])
+    assert line == ("info move Q16 visits 120 winrate 0.479900 scoreMean 2.00 scoreStdev 31.25 "
+                    "scoreLead 2.00 prior 0.077900 lcb 0.441600 order 0 pv Q16 "
+                    "ownership 0.5000 -1.0000 ownershipStdev 0.2500 0.0000")
     owner = [[1.0, 0.5], [-0.25, 0.0]]            # [row][col], row 0 = line 1: A1 B1 / A2 B2
     assert kata_ownership(owner, "b") == [-0.25, 0.0, 1.0, 0.5]    # A2 B2 A1 B1
     assert kata_ownership(owner, "w") == [0.25, -0.0, -1.0, -0.5]
@@ -717,7 +730,8 @@ def test_kata_info_line_and_ownership_order():
 
 def test_kata_analyze_arguments(g):
     before = state(g)
-    for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 ownershipStdev true",
+    for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 ownershipStdev 1",
+                "kata-analyze b 10 movesOwnership true", "kata-analyze b 10 minmoves x",
                 "kata-analyze b 10 rootInfo yes", "kata-analyze b 10 pvVisits",
                 "kata-analyze x", "kata-analyze b 10 maxmoves -1", "kata-analyze b 10 ownership"):
         err(g, bad)
@@ -727,15 +741,103 @@ def test_kata_analyze_arguments(g):
         assert line.count("info move") <= 2
 
 
+SABAKI_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ scoreLead (-?\d+\.\d+) "
+                         rf"prior \d+ lcb \d+ order \d+ pv(?: {VERTEX})+")
+
+
+def _parts(line):
+    return ["info " + p.strip() for p in line.split("info ")[1:]]
+
+
+def test_sabaki_analyze_and_genmove_analyze(g):
+    """Sabaki's own analysis commands: lz-analyze's line with each move's scoreLead (the
+    score for the side analysed, the one kata-analyze reports), and genmove_analyze ending
+    with `play MOVE`."""
+    midgame(g)
+    before = state(g)
+    out, pending = _stream(g, "4 analyze w 1", "\n")
+    lines = out.split("\n")
+    assert lines[0] == "=4" and out.endswith("\n\n") and pending == []
+    leads = set()
+    for l in lines[1:-2]:
+        for part in _parts(l):
+            m = SABAKI_INFO.fullmatch(part)
+            assert m, part
+            leads.add(m.group(1))
+    assert len(leads) >= 1 and state(g) == before
+    for bad in ("genmove_analyze", "analyze b 10 ownership true", "analyze b 10 maxmoves -1"):
+        assert err(g, bad).startswith("syntax error"), bad
+    out, _ = _stream(g, "genmove_analyze b 1")
+    lines = out.split("\n")
+    assert re.fullmatch(rf"play {VERTEX}", lines[-3])
+    assert g.engine.board.moves[-1] == ("b", lines[-3].split()[1])
+    assert all(SABAKI_INFO.fullmatch(p) for l in lines[1:-3] for p in _parts(l)), out
+
+
+@pytest.mark.parametrize("mode", ["rollouts", "net-root"])
+@pytest.mark.parametrize("command", ["lz-analyze", "analyze", "kata-analyze"])
+def test_minmoves_adds_unvisited_moves_in_prior_order(command, mode):
+    """minmoves N (KataGo's): at least N moves where the root has them, the searched ones first
+    and then moves no playout visited yet (0 visits, lcb 0), by prior; maxmoves cuts after."""
+    g = Gtp(Engine(EngineConfig(playouts=40, seed=1, max_nodes=20000, mode=mode)), io.StringIO())
+    ok(g, "boardsize 9")
+    midgame(g)
+    out, _ = _stream(g, f"{command} b 1 minmoves 40", "\n")
+    last = out.split("\n")[-3]
+    parts = _parts(last)
+    # the root's moves: every legal one in a tree, the net's top ones under net-root
+    n = min(40, len(g.engine.search.children()))
+    assert n >= 15 and len(parts) == n, last
+    words = [p.split() for p in parts]
+    visits = [int(w[w.index("visits") + 1]) for w in words]
+    orders = [int(w[w.index("order") + 1]) for w in words]
+    priors = [float(w[w.index("prior") + 1]) for w in words]
+    assert orders == list(range(n))
+    first_zero = visits.index(0)
+    assert all(visits[:first_zero]) and not any(visits[first_zero:])
+    assert priors[first_zero:] == sorted(priors[first_zero:], reverse=True)
+    moves = [w[2] for w in words]
+    assert len(set(moves)) == n
+    for w in words[first_zero:]:
+        assert float(w[w.index("lcb") + 1]) == 0 and w[w.index("pv") + 1:] == [w[2]]
+    out, _ = _stream(g, f"{command} b 1 minmoves 40 maxmoves 5", "\n")
+    assert all(len(_parts(l)) <= 5 for l in out.split("\n")[1:-2])
+
+
+def test_kata_ownership_stdev(g):
+    """ownershipStdev true: after ownership, the standard deviation of each point's final
+    owner over the playouts, in KataGo's order; with the mean it never passes 1, and it is
+    the same for either side analysed."""
+    midgame(g)
+    g.engine.config.playouts = 300
+    spreads = {}
+    for color in ("b", "w"):
+        out, _ = _stream(g, f"kata-analyze {color} 1 ownership true ownershipStdev true", "\n")
+        line = out.split("\n")[-3]
+        head, rest = line.split(" ownership ")
+        own, spread = rest.split(" ownershipStdev ")
+        own = [float(x) for x in own.split()]
+        spread = [float(x) for x in spread.split()]
+        assert len(own) == len(spread) == 81
+        assert all(0 <= sd <= 1 and sd * sd + m * m <= 1 + 1e-3 for sd, m in zip(spread, own))
+        assert all(KATA_INFO.fullmatch(p) for p in _parts(head)), head
+        spreads[color] = spread
+    # the same search statistics, whichever side they are read for (fresh searches differ a
+    # little): the settled points (a stone that never falls) agree
+    assert max(spreads["b"]) > 0.5
+    assert sum(abs(a - b) for a, b in zip(spreads["b"], spreads["w"])) / 81 < 0.2
+
+
 def test_kata_info_line_root_info_and_pv_visits():
     d = {"move": "C3", "visits": 9, "winrate": 0.5, "prior": 0.25, "lcb": 0.25, "order": 0,
          "pv": ["C3", "D4"], "pv_visits": [9, 4]}
     line = kata_info_line([d], score=1.5, root={"visits": 12, "winrate": 0.625,
                                                 "currentPlayer": "W"},
                           pv_visits=True, pv_edge_visits=True)
-    assert line == ("info move C3 visits 9 winrate 0.500000 scoreMean 1.50 prior 0.250000 "
-                    "lcb 0.250000 order 0 pv C3 D4 pvVisits 9 4 pvEdgeVisits 9 4 "
-                    "rootInfo visits 12 winrate 0.625000 scoreMean 1.50 currentPlayer W")
+    assert line == ("info move C3 visits 9 winrate 0.500000 scoreMean 1.50 scoreLead 1.50 "
+                    "prior 0.250000 lcb 0.250000 order 0 pv C3 D4 pvVisits 9 4 pvEdgeVisits 9 4 "
+                    "rootInfo visits 12 winrate 0.625000 scoreMean 1.50 scoreLead 1.50 "
+                    "currentPlayer W")
 
 
 @pytest.mark.parametrize("bad", ["avoid b E6 0", "avoid b Z99 1", "avoid q E6 1", "avoid b E6",
@@ -783,7 +885,7 @@ def test_kata_root_info_and_pv_visits(g):
     assert lines
     for l in lines:
         body, root = l.split(" rootInfo ")
-        m = re.fullmatch(rf"visits (\d+) winrate {UNIT} scoreMean -?\d+\.\d+ currentPlayer B", root)
+        m = re.fullmatch(rf"visits (\d+) winrate {UNIT} {SCORE} currentPlayer B", root)
         assert m, root
         for part in body.split("info ")[1:]:
             words = part.split()

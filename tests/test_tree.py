@@ -877,3 +877,27 @@ def test_engine_mercy_flag_default_by_size_and_dead_stones_from_played_out_rollo
     assert e.search.owned < 0.25 * e.search.playouts and e.last_owner is None
     assert set(b.stones("w")) <= set(e.final_status_list("dead"))
     assert e.search.params["mercy"] == 4
+
+
+def test_ownership_and_score_spread_are_those_of_the_playouts():
+    """ownership_stdev() and score_stdev() are the standard deviations of the playouts' final
+    owners and area differences: the playouts, read one at a time from the running totals,
+    give the same numbers."""
+    b = Board(9, 7)
+    for v in ["E5", "D5", "D4", "C4", "E4", "D6"]:
+        b.play(v)
+    s = Search(200000, seed=3)
+    s.set_root(b)
+    s.prepare(1)
+    assert s.score_stdev() == 0.0 and not s.ownership_stdev().any()     # no playout yet
+    before, owners = np.zeros((9, 9)), []
+    for _ in range(200):
+        assert s.work_batch(0, 1) == 1
+        total = s.ownership() * s.owned
+        owners.append(total - before)
+        before = total
+    owners = np.array(owners)
+    assert set(np.unique(np.round(owners, 9))) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_allclose(s.ownership_stdev(), owners.std(axis=0), atol=1e-9)
+    assert s.score_stdev() == pytest.approx(owners.sum(axis=(1, 2)).std(), abs=1e-9)
+    assert 0 < s.score_stdev() < 81

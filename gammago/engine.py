@@ -92,7 +92,8 @@ class Engine:
         if self.config.mode in ("net-root", "net-policy"):
             self._use_net()
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
-        self.last_infos = []
+        self.last_infos = []        # its root moves (_infos), best first ...
+        self.last_infos_color = None    # ... with win rates for this colour (1 Black, 2 White)
         self._ponder = None         # (thread, stop event) while pondering
         self.pondered = 0           # playouts of the last pondering
         self.interrupted = threading.Event()    # interrupt(): the move under way stops now
@@ -290,6 +291,7 @@ class Engine:
         self._tree_moves = None
         self.last_owner = None
         self.last_infos = []
+        self.last_infos_color = None
 
     def set_komi(self, komi):
         self.ponder_stop()
@@ -728,6 +730,7 @@ class Engine:
         for i, d in enumerate(out):
             d["order"] = i
         self.last_infos = out
+        self.last_infos_color = c
         return out
 
     # --- resignation and passing ---

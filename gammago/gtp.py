@@ -33,6 +33,7 @@ import time
 import gammago
 from gammago import handicap
 from gammago.board import Board, format_vertex, parse_color, parse_vertex
+from gammago.scoring import score_text
 
 log = logging.getLogger("gammago")
 
@@ -206,6 +207,11 @@ class Gtp:
             "loadsgf": self.cmd_loadsgf,
             "printsgf": self.cmd_printsgf,
             "list_stones": self.cmd_list_stones,
+            "is_legal": self.cmd_is_legal,
+            "all_legal": self.cmd_all_legal,
+            "captures": self.cmd_captures,
+            "get_komi": self.cmd_get_komi,
+            "kgs-chat": self.cmd_kgs_chat,
             "time_settings": self.cmd_time_settings,
             "time_left": self.cmd_time_left,
             "kgs-time_settings": self.cmd_kgs_time_settings,
@@ -559,6 +565,60 @@ class Gtp:
     # --- state and scoring ---
     def cmd_showboard(self, args):
         return "\n" + self.engine.board.showboard()
+
+    # --- KGS: chat (kgsGtp sends what players write to the bot, and says the answer back) ---
+    CHAT_HELP = "ask me: winrate (or score), version, help"
+
+    def cmd_kgs_chat(self, args):
+        """kgs-chat game|private NAME MESSAGE: `winrate` or `score` gets the last search's view
+        (the move, its playouts, the win rate and the score it expects), `version` the engine's
+        name, version and mode, `help` this list; anything else answers `? unknown chat
+        command`, so a "gg" or a "thanks" is not answered with figures."""
+        if len(args) < 3 or args[0].lower() not in ("game", "private"):
+            raise GtpError("syntax error: usage: kgs-chat game|private NAME MESSAGE")
+        word = args[2].lower().strip("!?.,:;")
+        engine = self.engine
+        if word == "help":
+            return self.CHAT_HELP
+        if word in ("version", "who"):
+            return f"{engine.name} {engine.version} ({engine.mode}); {self.CHAT_HELP}"
+        if word not in ("winrate", "score", "status"):
+            raise GtpError("unknown chat command")
+        infos, c = engine.last_infos, engine.last_infos_color
+        if not infos or c is None:
+            return "no search yet in this game"
+        best = infos[0]
+        side = "Black" if c == 1 else "White"
+        playouts = sum(d["visits"] for d in infos)
+        text = (f"my last search, for {side}: {best['move']} after {playouts:,} playouts, "
+                f"win rate {100 * best['winrate']:.1f}% for {side}")
+        owner = engine.last_owner
+        if owner is not None:
+            score = round(float(owner.sum()) - engine.board.komi, 1)
+            text += f"; expected score {score_text(score)}"
+        return text
+
+    # --- GNU Go's position queries (the same answers as `gnugo --mode gtp`) ---
+    def cmd_is_legal(self, args):
+        """is_legal COLOR VERTEX: 1 when COLOR may play there now (positional superko and no
+        suicide, as `play` judges it; a pass always may), else 0."""
+        _nargs(args, 2, usage="is_legal COLOR VERTEX")
+        color, vertex = _color(args[0]), self._vertex(args[1])
+        return "1" if self.engine.board.is_legal(vertex, color) else "0"
+
+    def cmd_all_legal(self, args):
+        """all_legal COLOR: every board point COLOR may play now (no pass)."""
+        _nargs(args, 1, usage="all_legal COLOR")
+        return " ".join(self.engine.board.legal_moves(_color(args[0])))
+
+    def cmd_captures(self, args):
+        """captures COLOR: how many stones COLOR has captured in this game."""
+        _nargs(args, 1, usage="captures COLOR")
+        return str(self.engine.board.captures(_color(args[0])))
+
+    def cmd_get_komi(self, args):
+        _nargs(args, 0, usage="get_komi")
+        return f"{self.engine.board.komi:g}"
 
     def cmd_list_stones(self, args):
         _nargs(args, 1, usage="list_stones COLOR")

@@ -14,6 +14,7 @@ import time
 import pytest
 from sgfmill import sgf as sgfmill_sgf
 
+from gammago.board import format_vertex
 from gammago.engine import Engine, EngineConfig
 from gammago.gtp import Gtp, info_line, kata_info_line, kata_ownership
 from gammago.handicap import fixed_points as fixed_handicap_vertices
@@ -30,7 +31,7 @@ REQUIRED = """protocol_version name version known_command list_commands quit boa
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
 kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze kata-genmove_analyze
-analyze genmove_analyze
+analyze genmove_analyze is_legal all_legal captures get_komi kgs-chat
 gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality gammago-build""".split()
 
 
@@ -1074,3 +1075,66 @@ def test_input_that_ends_while_the_output_is_read_lets_the_move_finish():
     assert p.returncode == 0
     assert re.search(rf"^= {VERTEX}$", out, re.M), out
     assert re.search(r"\b3000 playouts\b", errs), errs
+
+
+# --- GNU Go's position queries, checked against GNU Go itself -------------------------------------
+@pytest.mark.gnugo
+@pytest.mark.parametrize("size, seed", [(7, 1), (9, 2)])
+def test_position_queries_agree_with_gnugo(gnugo_path, size, seed):
+    """is_legal, all_legal, captures and get_komi answer as GNU Go does over a random game
+    (capture-biased: single-stone captures make kos), after every move."""
+    import random
+    from gammago.gtp_process import GtpProcess
+    rng = random.Random(seed)
+    g = make_gtp()
+    head = [f"boardsize {size}", "clear_board", "komi 6.5"]
+    for line in head:
+        ok(g, line)
+    with GtpProcess([gnugo_path, "--mode", "gtp", "--chinese-rules", "--positional-superko"],
+                    "gnugo") as gnu:
+        assert all(a for a, _ in gnu.pipeline(head))
+        assert float(gnu.send("get_komi")) == float(ok(g, "get_komi")) == 6.5
+        color, singles, moves = "b", 0, 0
+        while moves < 4 * size * size:
+            queries = ["all_legal b", "all_legal w", "captures b", "captures w"]
+            points = [format_vertex((rng.randrange(size), rng.randrange(size))) for _ in range(3)]
+            queries += [f"is_legal {c} {v}" for v in points for c in "bw"] + ["is_legal b pass"]
+            theirs = gnu.pipeline(queries)
+            for q, (fine, text) in zip(queries, theirs):
+                mine = ok(g, q)
+                if q.startswith("all_legal"):
+                    assert set(mine.split()) == set(text.split()), (q, moves)
+                else:
+                    assert fine and mine == text.strip(), (q, mine, text, moves)
+            legal = ok(g, f"all_legal {color}").split()
+            if not legal:
+                break
+            board = g.engine.board
+            takes = [v for v in legal if board.copy().play(v, color) > 0]
+            move = rng.choice(takes if takes and rng.random() < 0.7 else legal)
+            singles += board.copy().play(move, color) == 1
+            ok(g, f"play {color} {move}")
+            gnu.send(f"play {color} {move}")
+            color = "w" if color == "b" else "b"
+            moves += 1
+        assert moves > 2 * size and singles > 0
+
+
+def test_kgs_chat(g):
+    """kgs-chat (kgsGtp passes players' chat): `winrate` and `score` answer the last search's
+    view for the side it searched, `version` and `help` answer too; other talk and bad
+    arguments answer `?`, the game unchanged."""
+    before = state(g)
+    assert "winrate" in ok(g, "kgs-chat private bob help")
+    assert ok(g, "kgs-chat game bob winrate") == "no search yet in this game"
+    assert ok(g, "kgs-chat game bob Version").startswith("gammago ")
+    for bad in ("kgs-chat game bob gg", "kgs-chat game bob thanks for the game", "kgs-chat game bob",
+                "kgs-chat lobby bob winrate", "kgs-chat"):
+        err(g, bad)
+    assert state(g) == before
+    move = ok(g, "genmove w")
+    text = ok(g, "kgs-chat game bob winrate?")
+    m = re.fullmatch(rf"my last search, for White: {move} after ([\d,]+) playouts, win rate "
+                     rf"(\d+\.\d)% for White; expected score (?:[BW]\+\d+(?:\.\d)?|0)", text)
+    assert m and int(m.group(1).replace(",", "")) > 0 and 0 <= float(m.group(2)) <= 100, text
+    assert ok(g, "kgs-chat private bob score") == text

@@ -212,6 +212,7 @@ class Gtp:
             "captures": self.cmd_captures,
             "get_komi": self.cmd_get_komi,
             "kgs-chat": self.cmd_kgs_chat,
+            "kgs-game_over": self.cmd_kgs_game_over,
             "time_settings": self.cmd_time_settings,
             "time_left": self.cmd_time_left,
             "kgs-time_settings": self.cmd_kgs_time_settings,
@@ -722,6 +723,13 @@ class Gtp:
         """KataGo's stop: end pondering, if under way (the game and the tree are kept)."""
         _nargs(args, 0, usage="stop")
         self._ponder_stop()
+        return ""
+
+    def cmd_kgs_game_over(self, args):
+        """kgsGtp's kgs-game_over (sent when a game ends, by resignation too): pondering
+        stops and the search trees give their memory back until the next game."""
+        _nargs(args, 0, usage="kgs-game_over")
+        self.engine.clear_cache()
         return ""
 
     def cmd_clear_cache(self, args):

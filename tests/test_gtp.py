@@ -31,7 +31,7 @@ REQUIRED = """protocol_version name version known_command list_commands quit boa
 komi play genmove undo showboard final_score final_status_list fixed_handicap place_free_handicap
 set_free_handicap loadsgf time_settings time_left reg_genmove printsgf list_stones
 kgs-time_settings kgs-genmove_cleanup lz-analyze lz-genmove_analyze kata-analyze kata-genmove_analyze
-analyze genmove_analyze is_legal all_legal captures get_komi kgs-chat
+analyze genmove_analyze is_legal all_legal captures get_komi kgs-chat kgs-game_over
 gogui-analyze_commands gammago-analyze gammago-ownership gammago-criticality gammago-build""".split()
 
 
@@ -942,6 +942,22 @@ def _wait_for_playouts(engine, n=1, limit_s=60):
     while engine.search.playouts < n and time.monotonic() < end:
         time.sleep(0.02)
     return engine.search.playouts
+
+
+def test_kgs_game_over_stops_pondering_and_frees_the_trees():
+    """The opponent resigned after our move: kgsGtp's kgs-game_over ends the pondering that
+    would otherwise run on, and the trees are emptied; the game record stays."""
+    gtp = _ponder_gtp()
+    e = gtp.engine
+    ok(gtp, "genmove b")
+    assert e.pondering and _wait_for_playouts(e, 20) >= 20
+    before = state(gtp)
+    ok(gtp, "kgs-game_over")
+    assert not e.pondering and e.search.root_visits == 0 and e.search.children() == []
+    assert state(gtp) == before
+    err(gtp, "kgs-game_over now")
+    ok(gtp, "name")
+    assert not e.pondering
 
 
 def test_ponder_searches_after_genmove_and_any_command_stops_it():

@@ -283,6 +283,19 @@ def test_reading_games_gives_the_same_sample_for_any_number_of_workers(tmp_path)
     assert list(one["train_names"]) == sorted(one["train_names"])
 
 
+def test_no_held_out_games_holds_out_none(tmp_path):
+    """heldout_games=0 holds out no game, also one whose name the hash would hold out at 1 per
+    mille (the least share when some are asked for)."""
+    pytest.importorskip("torch")
+    T = load_tool("train_net")
+    name = next(str(tmp_path / f"g{i}.sgf") for i in range(100000)
+                if T.is_heldout(str(tmp_path / f"g{i}.sgf"), 1))
+    shutil.copy(os.path.join(ROOT, "tests", "data", "2001-02-16-7.sgf"), name)
+    data = T.build_dataset([str(tmp_path)], games=1, per_game=4, heldout_games=0, seed=4,
+                           total_games_hint=1)
+    assert list(data["train_names"]) == [name] and len(data["heldout_names"]) == 0
+
+
 def test_held_out_repeats_of_training_games_are_left_out(tmp_path, capsys):
     """One game filed under many names: the copies the name hash holds out repeat a training
     copy's moves and are named and left out; the others train as before."""

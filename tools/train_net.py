@@ -316,7 +316,8 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
     corpus; per_game positions from each (value targets on value_per_game of them, 0 = all).
     Each game draws from its own random stream (game_rng), so the sample is the same for any
     number of workers. Returns dict of numpy arrays, games in corpus order."""
-    permille = max(1, round(1000 * heldout_games / total_games_hint))
+    # at least 1 per mille when any game is to be held out; none at all when none is asked for
+    permille = max(1, round(1000 * heldout_games / total_games_hint)) if heldout_games > 0 else 0
     p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
     jobs = [(paths, w, workers, p_train, permille, per_game, value_per_game, seed) for w in range(workers)]
     counter = multiprocessing.Value("q", 0)

@@ -97,6 +97,14 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="with --light-after N: balance rollouts whose tail is the gamma tail "
                         "(--rollout-tail-gammas on), whose choices among the last move's "
                         "neighbours carry the gradient too")
+    p.add_argument("--tail-far", type=float, default=1.0, metavar="F",
+                   help="with --tail-gammas: the factor on the gamma tail's far weight, as "
+                        "--rollout-tail-far F (default: %(default)s); with --fit-tail-far, "
+                        "where the fit starts")
+    p.add_argument("--fit-tail-far", action="store_true",
+                   help="with --tail-gammas: fit the factor on the gamma tail's far weight "
+                        "(its log, one more parameter) with the gammas; the table's comments "
+                        "and the summary give the --rollout-tail-far to play it with")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
@@ -408,12 +416,12 @@ def tail_word(size, gammas):
     return word | tail.RULES["gammas"] if gammas else word
 
 
-def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None):
+def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None, far_scale=1.0):
     from gammago import balance
     with ThreadPoolExecutor(max_workers=threads) as ex:
         return np.array(list(ex.map(
             lambda kb: balance.value(kb[1], table, playouts, seed + kb[0], light_after,
-                                     tail=tail),
+                                     tail=tail, far_scale=far_scale),
             enumerate(boards))))
 
 
@@ -428,19 +436,33 @@ def held_out_mse(v, labels, playouts):
 def train(train_boards, train_labels, test_boards, test_labels, base, listed, args, log=print):
     from gammago import balance
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
-    param, nparams = param_map(listed, groups)
+    param, ngammas = param_map(listed, groups)
+    fit_far = bool(getattr(args, "fit_tail_far", False))
+    # with fit_far, one more parameter after the gammas': log F, F the factor on the gamma
+    # tail's far weight
+    nparams = ngammas + 1 if fit_far else ngammas
+    far_param = ngammas if fit_far else -1
     theta = np.zeros(nparams)
     # start from the base table (a parameter shared by several ids takes its default's value)
     for i in np.nonzero(param >= 0)[0]:
         theta[param[i]] = math.log(base[i])
+    far0 = float(getattr(args, "tail_far", 1.0))
+    if fit_far:
+        theta[far_param] = math.log(far0)
+
+    def far_scale():
+        return math.exp(theta[far_param]) if fit_far else far0
+
     table = table_from(theta, param, base)
     history = []
     word = tail_word(args.size, args.tail_gammas)
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                 args.light_after, word)
+                 args.light_after, word, far_scale())
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
-    history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true})
-    log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f})")
+    history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true,
+                    "tail_far": far_scale()})
+    far_text = f", far factor {far_scale():.3f}" if fit_far else ""
+    log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f}){far_text}")
     rng = np.random.default_rng(args.seed)
     labels = np.asarray(train_labels, dtype=np.float64)
     seed = args.seed * 1_000_003
@@ -452,13 +474,16 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
         for s in range(0, len(order), args.batch):
             batch = order[s:s + args.batch]
 
+            f = far_scale()
+
             def one(k):
                 b = train_boards[k]
                 sd = seed + 2 * int(k) + epoch * 7_919_993
                 vhat = balance.value(b, table, args.value_playouts, sd, args.light_after,
-                                     tail=word)
+                                     tail=word, far_scale=f)
                 g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1,
-                                        args.light_after, tail=word)
+                                        args.light_after, tail=word, far_scale=f,
+                                        far_param=far_param)
                 return vhat, g
 
             with ThreadPoolExecutor(max_workers=args.threads) as ex:
@@ -474,12 +499,13 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             bar.update(len(batch))
         bar.close()
         v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                     args.light_after, word)
+                     args.light_after, word, far_scale())
         mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
         history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
-                        "train_mse": float(np.mean(sq))})
+                        "train_mse": float(np.mean(sq)), "tail_far": far_scale()})
+        far_text = f", far factor {far_scale():.3f}" if fit_far else ""
         log(f"epoch {epoch}: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f}), "
-            f"training batches {np.mean(sq):.4f}")
+            f"training batches {np.mean(sq):.4f}{far_text}")
     return table, history
 
 
@@ -529,6 +555,14 @@ def main(args):
     if args.tail_gammas and args.light_after == 0:
         print("train-balance: --tail-gammas needs --light-after N > 0 (the gamma moves before "
               "the tail)", file=sys.stderr)
+        return 2
+    if (args.fit_tail_far or args.tail_far != 1.0) and not args.tail_gammas:
+        print("train-balance: --tail-far and --fit-tail-far need --tail-gammas (the far weight "
+              "is the gamma tail's)", file=sys.stderr)
+        return 2
+    if not 0 < args.tail_far < float("inf"):
+        print(f"train-balance: --tail-far must be a finite number > 0, not {args.tail_far}",
+              file=sys.stderr)
         return 2
     if not 0 < args.holdout < 1:
         print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
@@ -584,6 +618,8 @@ def main(args):
         "(use with --rollout-gammas)" + (
             f", for {args.light_after} gamma moves and the light tail (--rollout-light-after "
             f"{args.light_after}" + (" --rollout-tail-gammas on" if args.tail_gammas else "") +
+            (f" --rollout-tail-far {last['tail_far']:.4g}" if args.tail_gammas and
+             last["tail_far"] != 1.0 else "") +
             ")" if args.light_after else ", gammas to the end "
             "(--rollout-light-after 0)"),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
@@ -600,5 +636,6 @@ def main(args):
     G.save(out, table, listed, comments=comments)
     print(json.dumps({"out": str(out), "plot": str(png), "games": len(games),
                       "training_positions": len(tr), "held_out_positions": len(te),
+                      "tail_far": last["tail_far"],
                       "history": history, "seconds": round(time.time() - t0, 1)}, indent=1))
     return 0

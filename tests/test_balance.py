@@ -126,6 +126,52 @@ def test_gamma_tail_gradient_matches_finite_differences():
     _check_gradient_by_finite_differences(2, tail.rules("gammas", "lone"), far_mass)
 
 
+def test_value_follows_the_far_factor():
+    """balance.value with far_scale F samples as the rollouts with --rollout-tail-far F do, and
+    a smaller far mass judges the position differently."""
+    t = _table(7)
+    b = _position(7, ["D4", "C3", "E3", "C5"])
+    n = 20000
+    word = tail.rules("gammas", "lone")
+    se = np.sqrt(0.25 / n) * np.sqrt(2)
+    ours = balance.value(b, t, n, 1, 2, tail=word, far_scale=0.05)
+    theirs = GammaPolicy(t, light_after=2, tail=word, tail_far_scale=0.05).evaluate(
+        b, n, 2)["black_winrate"]
+    assert abs(ours - theirs) < 4 * se
+    assert abs(balance.value(b, t, n, 3, 2, tail=word) - theirs) > 4 * se
+
+
+def test_far_factor_gradient_matches_finite_differences():
+    """The gradient on log F, F the factor on the gamma tail's far mass (far_param), agrees with
+    a central finite difference of the value in log F, and the gammas' gradient is the same
+    with or without it."""
+    t = _table(5)
+    listed = G.load_rollout_default(5).listed
+    param, nparams = param_map(listed)
+    b = _position(5, ["C3", "B2", "D2", "C2"])
+    word = tail.rules("gammas", "lone")
+    f = 2.0
+    v = balance.value(b, t, 20000, 7, 2, tail=word, far_scale=f)
+    g, _ = balance.gradient(b, t, param, nparams + 1, 20000, v, 11, 2, tail=word, far_scale=f,
+                            far_param=nparams)
+    g0, _ = balance.gradient(b, t, param, nparams, 20000, v, 11, 2, tail=word, far_scale=f)
+    assert np.array_equal(g[:nparams], g0)          # the same playouts, the same trace
+    eps = 0.5
+    hi = balance.value(b, t, 100000, 12, 2, tail=word, far_scale=f * np.exp(eps))
+    lo = balance.value(b, t, 100000, 14, 2, tail=word, far_scale=f * np.exp(-eps))
+    fd = (hi - lo) / (2 * eps)
+    assert abs(g[nparams]) > 0.02
+    # SE of fd: sqrt(2 * 0.25 / 100000) / 1.0 ~ 0.0022; of g (20,000 playouts) ~ 0.007
+    assert abs(fd - g[nparams]) < 0.025, (g[nparams], fd)
+    assert np.sign(fd) == np.sign(g[nparams])
+    with pytest.raises(ValueError):
+        balance.gradient(b, t, param, nparams, 4, 0.5, far_param=0)     # param's own index
+    with pytest.raises(ValueError):
+        balance.gradient(b, t, param, nparams + 1, 4, 0.5, far_param=nparams + 1)
+    with pytest.raises(ValueError):
+        balance.value(b, t, 4, far_scale=0)
+
+
 def test_gradient_rejects_bad_arguments():
     t = _table(9)
     param, nparams = param_map(G.load_rollout_default(9).listed)
@@ -215,6 +261,16 @@ def test_train_balance_end_to_end(tmp_path):
     assert r3.returncode == 0, r3.stderr
     assert any("--rollout-light-after 3 --rollout-tail-gammas on" in c
                for c in G.load(out).comments)
+    # the far factor fitted with the gammas: it moves from where it starts, and the file and
+    # the summary give it
+    r3f = _run(args + ["--light-after", "3", "--tail-gammas", "--fit-tail-far", "--tail-far",
+                       "0.5", "--rate", "30"])
+    assert r3f.returncode == 0, r3f.stderr
+    fitted = json.loads(r3f.stdout)
+    assert fitted["history"][0]["tail_far"] == 0.5 and fitted["tail_far"] != 0.5
+    assert "far factor" in r3f.stderr
+    assert any(f"--rollout-tail-far {fitted['tail_far']:.4g}" in c
+               for c in G.load(out).comments)
     # labels by the search with the net at the root: the cache made by rollouts is not reused
     r4 = _run(args + ["--label-mode", "net-root"])
     assert r4.returncode == 0, r4.stderr
@@ -303,6 +359,12 @@ def test_train_balance_refuses_bad_input(tmp_path):
     assert r.returncode == 2 and "usable 13x13 games" in r.stderr
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--tail-gammas"])
     assert r.returncode == 2 and "--tail-gammas needs --light-after" in r.stderr
+    for extra in (["--fit-tail-far"], ["--tail-far", "0.5"]):
+        r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma")] + extra)
+        assert r.returncode == 2 and "need --tail-gammas" in r.stderr
+    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--light-after", "3",
+              "--tail-gammas", "--tail-far", "0"])
+    assert r.returncode == 2 and "--tail-far must be a finite number > 0" in r.stderr
     bad = tmp_path / "bad.gamma"
     bad.write_text("not a gamma file\n")
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--base", str(bad)])

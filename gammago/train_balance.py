@@ -524,7 +524,17 @@ def plot(history, path):
     ax.set_xlabel("epoch")
     ax.set_ylabel("(V* - V)^2")
     ax.set_title("simulation balancing")
-    ax.legend()
+    far = [h.get("tail_far", 1.0) for h in history]
+    if len(set(far)) > 1:               # fitted (--fit-tail-far): its path on a second axis
+        ax2 = ax.twinx()
+        ax2.plot(ep, far, "x-", color="tab:gray", label="far factor F (right)")
+        ax2.set_ylabel("the gamma tail's far factor F")
+        ax2.set_ylim(bottom=0)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2)
+    else:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -106,7 +106,8 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     of the rules word `tail`, as the engine's rollouts do); its moves add nothing to the trace,
     they do not depend on the gammas, except with the gamma tail (TAIL_GAMMAS in tail;
     _gamma_tail, whose far mass is tail_far), whose choices among the last move's neighbours
-    do (and, with far_pid >= 0, its choice between them and a far move, into trace[far_pid]). Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
+    do (and, with far_pid >= 0, its choice between them and a far move, into trace[far_pid]).
+    Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p
     cdef double total, u, s
     cdef int32_t* f

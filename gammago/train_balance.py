@@ -437,7 +437,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
     from gammago import balance
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     param, ngammas = param_map(listed, groups)
-    fit_far = bool(getattr(args, "fit_tail_far", False))
+    fit_far = args.fit_tail_far
     # with fit_far, one more parameter after the gammas': log F, F the factor on the gamma
     # tail's far weight
     nparams = ngammas + 1 if fit_far else ngammas
@@ -446,7 +446,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
     # start from the base table (a parameter shared by several ids takes its default's value)
     for i in np.nonzero(param >= 0)[0]:
         theta[param[i]] = math.log(base[i])
-    far0 = float(getattr(args, "tail_far", 1.0))
+    far0 = args.tail_far
     if fit_far:
         theta[far_param] = math.log(far0)
 

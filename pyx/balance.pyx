@@ -33,6 +33,16 @@ from gammago.tail import rule_names
 from gammago.rollout cimport gamma_tail_far, gamma_tail_pick
 
 
+cdef inline void _trace_one(int pid, double x, double* trace, uint8_t* mark, int32_t* touched,
+                            int* ntouched) noexcept nogil:
+    """Add x to the trace entry of parameter pid, listing it in touched the first time."""
+    if not mark[pid]:
+        mark[pid] = 1
+        touched[ntouched[0]] = pid
+        ntouched[0] += 1
+    trace[pid] += x
+
+
 cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
                             uint8_t* mark, int32_t* touched, int* ntouched) noexcept nogil:
     """Add x to the trace entry of every trained parameter among the move's features f."""
@@ -40,11 +50,7 @@ cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, do
     for g in range(NGROUPS):
         pid = param[f[g]]
         if pid >= 0:
-            if not mark[pid]:
-                mark[pid] = 1
-                touched[ntouched[0]] = pid
-                ntouched[0] += 1
-            trace[pid] += x
+            _trace_one(pid, x, trace, mark, touched, ntouched)
 
 
 cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_t* r, int tail,
@@ -60,7 +66,7 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
     F on tail_far, whose d log pi / d log F (1 for a far move, 0 for a neighbour, less the far
     draw's probability) goes into trace[far_pid]."""
     cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p
-    cdef double s = 0, total, x
+    cdef double s = 0, total
     p = tail_reply(b, r)
     if p >= 0:
         return p
@@ -85,12 +91,8 @@ cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_
         if k >= 0:
             _trace_add(ids + k * NGROUPS, param, 1.0, trace, mark, touched, ntouched)
         if far_pid >= 0:
-            x = (1.0 if k < 0 else 0.0) - (b.nempty - n) * tail_far / total
-            if not mark[far_pid]:
-                mark[far_pid] = 1
-                touched[ntouched[0]] = far_pid
-                ntouched[0] += 1
-            trace[far_pid] += x
+            _trace_one(far_pid, (1.0 if k < 0 else 0.0) - (b.nempty - n) * tail_far / total,
+                       trace, mark, touched, ntouched)
     if k >= 0:
         return pts[k]
     return tail_random(b, r, tail, last)    # a neighbour of the last move comes from above alone

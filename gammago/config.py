@@ -178,6 +178,8 @@ class EngineConfig:
                                    # capture or save from the rollout gammas (the gamma tail)
     rollout_tail_far: float = 1.0  # the factor on the gamma tail's weight of the points away
                                    # from the last move (gamma_policy_t.tail_far_scale)
+    rollout_adapt: float = 0.0     # the adaptive gamma tail's learning rate (0: off): factors on
+                                   # its near candidates learnt in each search from the playouts
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
@@ -324,6 +326,12 @@ class EngineConfig:
                             "it draws more of its moves among the last move's neighbours "
                             "(0.25 judged 19x19 positions best, and played level: "
                             "docs/experiments/gamma-tail.md; default: %(default)s)")
+        g.add_argument("--rollout-adapt", type=float, default=d.rollout_adapt, metavar="RATE",
+                       help="the gamma tail (--rollout-tail-gammas) learns during each search: "
+                            "a factor on each of its candidates next to the last move, by "
+                            "colour, point and 3x3 shape, moved after every playout along the "
+                            "policy gradient of its result at this learning rate (after Graf "
+                            "and Platzner's adaptive playouts); 0 off (default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -456,6 +464,9 @@ class EngineConfig:
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
             (0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
+            (0 <= self.rollout_adapt < float("inf"), f"--rollout-adapt must be a finite number >= 0, not {self.rollout_adapt}"),
+            (self.rollout_adapt == 0 or self.rollout_tail_gammas,
+             "--rollout-adapt needs the gamma tail (--rollout-tail-gammas on): it learns the factors of its draws"),
             (0 <= self.rollout_nakade <= 1, f"--rollout-nakade must be in [0, 1], not {self.rollout_nakade}"),
             (self.rollout_light_after is None or self.rollout_light_after >= 0,
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),

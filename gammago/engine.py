@@ -266,7 +266,8 @@ class Engine:
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
-                                 rollout_tail_for(size, cfg), cfg.rollout_tail_far)
+                                 rollout_tail_for(size, cfg), cfg.rollout_tail_far,
+                                 cfg.rollout_adapt)
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -20,16 +20,28 @@
 #
 # Pass: the policy passes only when no point has a positive weight (the trained pass feature is
 # for real games, not playouts).
-from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, int32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, int32_t, uint64_t
 from gammago.board cimport board_t, MAX_PTS, MAX_W, MAX_SIZE
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
 
 cdef enum:
+    ADAPT_BITS = 16          # the adaptive gamma tail's table: 1 << ADAPT_BITS factors
+    ADAPT_MASK = (1 << ADAPT_BITS) - 1
+    ADAPT_TRACE = 3 * MAX_PTS    # its near draws kept from one playout (the default move cap)
     DX_W = 2 * MAX_SIZE - 1  # signed row / column offsets -(MAX_SIZE-1) .. MAX_SIZE-1
     DX_C = (MAX_SIZE - 1) * DX_W + MAX_SIZE - 1   # the index of offset (0, 0)
     NEAR_MAX_OFFS = 512      # offsets of a near set (Coulom distance <= near_d, near_d <= 17)
     GP_MAX_ATTEMPTS = 1000   # rejection attempts before an exact O(points) draw
+
+# One near draw of the adaptive gamma tail: the colour, the candidates' keys into the factor
+# table and their probabilities, and the index drawn (-1: a far move)
+ctypedef struct adapt_draw_t:
+    uint8_t c
+    int8_t chosen
+    uint8_t n
+    int32_t key[8]
+    float p[8]
 
 ctypedef struct gamma_policy_t:
     const double* gamma      # the gamma table (NFEAT doubles); owned by the caller
@@ -136,6 +148,14 @@ ctypedef struct gamma_policy_t:
     # more of its moves among the last move's neighbours
     double tail_far_scale
     int nplayed
+    # the adaptive gamma tail (--rollout-adapt; gamma_policy_set_adapt): a factor on each near
+    # candidate's weight, keyed by (colour, point, 3x3 code), learnt during one search by
+    # policy gradient from the playouts' results (gamma_policy_adapt); NULL: off
+    double adapt_rate
+    float* adapt_theta       # log-factors (1 << ADAPT_BITS)
+    float* adapt_w           # their exp
+    adapt_draw_t* trace      # the near draws of the current playout (ADAPT_TRACE)
+    int ntrace
     # statistics
     long n_nakade
     long n_light
@@ -153,6 +173,13 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
+# the adaptive gamma tail: allocate its table and trace for a learning rate > 0 (0 frees them);
+# 0 when out of memory
+cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil
+# after a playout that ended with Black's result z (0 .. 1), measured against a baseline (Black's
+# expected result from where the playout started): each near draw's log-factors move by
+# rate * (z - baseline, for the colour that drew) * ([drawn] - probability)
+cdef void gamma_policy_adapt(gamma_policy_t* g, double z, double baseline) noexcept nogil
 # the gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far) for the
 # gamma table `gamma` and b's size: the empty 3x3 pattern's gamma times the means, over the
 # pairs of board points that are not neighbours, of edge times distance-1 gamma and of the

@@ -5,7 +5,7 @@ pure Monte-Carlo evaluation with it, and the Python entry points (GammaPolicy)."
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdio cimport snprintf
-from libc.math cimport fabs
+from libc.math cimport fabs, expf
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
                             board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
@@ -792,6 +792,7 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     _set_all_full(g)
     g.chosen = -1
     g.nplayed = 0
+    g.ntrace = 0
     if _cache_matches(g, b):
         g.n_cached += 1
         g.full[c] = 0
@@ -839,8 +840,10 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     clears."""
     cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
     cdef int cand[8]
+    cdef int32_t keys[8]
     cdef double wl[8]
-    cdef double s = 0, x
+    cdef double s = 0, x, tot
+    cdef adapt_draw_t* d
     p = tail_reply(b, r)
     if p >= 0:
         return p
@@ -858,6 +861,9 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
             x *= g.gx1[DX_C + g.dpos[q] - g.dpos[last]]
             if last2 != PASS:
                 x *= g.gx2[DX_C + g.dpos[q] - g.dpos[last2]]
+            if g.adapt_w != NULL:
+                keys[n] = _adapt_key(c, q, b.code[q])
+                x *= g.adapt_w[keys[n]]
             cand[n] = q
             wl[n] = x
             s += x
@@ -865,6 +871,16 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     if b.nempty == 0:
         return PASS
     i = gamma_tail_pick(wl, n, s, b.nempty, g.tail_far, r)
+    if g.adapt_w != NULL and n > 0 and g.ntrace < ADAPT_TRACE:
+        d = &g.trace[g.ntrace]
+        g.ntrace += 1
+        d.c = <uint8_t>c
+        d.chosen = <int8_t>i
+        d.n = <uint8_t>n
+        tot = s + (b.nempty - n) * g.tail_far
+        for k in range(n):
+            d.key[k] = keys[k]
+            d.p[k] = <float>(wl[k] / tot)
     if i >= 0:
         g.n_tail_local += 1
         return cand[i]
@@ -1022,7 +1038,74 @@ cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept 
     return g
 
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil:
+    if g != NULL:
+        gamma_policy_set_adapt(g, 0)
     free(g)
+
+# ---------------------------------------------------------------------------------------------
+# The adaptive gamma tail (after Graf and Platzner, "Adaptive playouts in Monte-Carlo tree
+# search with policy-gradient reinforcement learning", 2015): during one search, each near
+# candidate of the gamma tail carries a factor exp(theta) keyed by (colour, point, 3x3 code),
+# and after each playout the draws it made move their thetas along the policy gradient of the
+# drawing side's result: theta[key_j] += rate * (z - baseline) * ([j drawn] - p_j). The table
+# lives in the policy context, which a tree makes afresh for each search.
+# ---------------------------------------------------------------------------------------------
+cdef enum:
+    ADAPT_CLAMP = 4          # |theta| stays within this
+
+cdef inline int32_t _adapt_key(int c, int q, uint32_t code) noexcept nogil:
+    cdef uint32_t h = code * <uint32_t>0x9E3779B1u
+    h ^= <uint32_t>q * <uint32_t>0x85EBCA6Bu
+    h ^= <uint32_t>c * <uint32_t>0xC2B2AE35u
+    h ^= h >> 15
+    h *= <uint32_t>0x2C1B3C6Du
+    h ^= h >> 13
+    return <int32_t>(h & ADAPT_MASK)
+
+cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil:
+    cdef int i
+    free(g.adapt_theta)
+    free(g.adapt_w)
+    free(g.trace)
+    g.adapt_theta = NULL
+    g.adapt_w = NULL
+    g.trace = NULL
+    g.ntrace = 0
+    g.adapt_rate = 0
+    if rate <= 0:
+        return 1
+    g.adapt_theta = <float*>calloc(ADAPT_MASK + 1, sizeof(float))
+    g.adapt_w = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
+    g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
+    if g.adapt_theta == NULL or g.adapt_w == NULL or g.trace == NULL:
+        gamma_policy_set_adapt(g, 0)
+        return 0
+    for i in range(ADAPT_MASK + 1):
+        g.adapt_w[i] = 1.0
+    g.adapt_rate = rate
+    return 1
+
+cdef void gamma_policy_adapt(gamma_policy_t* g, double z, double baseline) noexcept nogil:
+    cdef int i, k, key
+    cdef double adv, step
+    cdef float t
+    cdef adapt_draw_t* d
+    if g.adapt_w == NULL:
+        return
+    adv = z - baseline
+    for i in range(g.ntrace):
+        d = &g.trace[i]
+        step = g.adapt_rate * (adv if d.c == BLACK else -adv)
+        for k in range(d.n):
+            key = d.key[k]
+            t = g.adapt_theta[key] + <float>(step * ((1.0 if k == d.chosen else 0.0) - d.p[k]))
+            if t > ADAPT_CLAMP:
+                t = ADAPT_CLAMP
+            elif t < -ADAPT_CLAMP:
+                t = -ADAPT_CLAMP
+            g.adapt_theta[key] = t
+            g.adapt_w[key] = expf(t)
+    g.ntrace = 0
 
 cdef int rollout_make_gamma(void* arg, policy_t* pol) noexcept nogil:
     cdef gamma_policy_t* g = gamma_policy_new(<const double*>arg, 0)

@@ -22,7 +22,8 @@ from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
-                              gamma_policy_premove, gamma_policy_check)
+                              gamma_policy_premove, gamma_policy_check,
+                              gamma_policy_set_adapt, gamma_policy_adapt)
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.tail import rule_names
 from gammago.seeds import derive
@@ -417,6 +418,28 @@ cdef inline int _result2(double sb, double margin, double max_score, rng_t* r) n
     return k + (1 if rng_unit(r) < v2 - k else 0)
 
 
+cdef enum:
+    ADAPT_BASE_VISITS = 16   # the adaptive tail's baseline: the deepest node of the path this
+                             # well visited
+
+cdef double _adapt_baseline(tree_t* t, worker_t* w, int depth) noexcept nogil:
+    """Black's expected result where a playout left the tree, for the adaptive gamma tail's
+    policy gradient: the mean of the deepest node on its path with ADAPT_BASE_VISITS visits
+    (this playout's own visit counted, its result not yet), 1/2 when none has them."""
+    cdef int i
+    cdef int32_t n, v
+    cdef double q
+    for i in range(depth, -1, -1):
+        n = ND(t, w.path[i]).visits
+        if n < ADAPT_BASE_VISITS:
+            continue
+        v = ND(t, w.path[i]).wins2
+        q = v / (2.0 * n)               # for the player who moved into the node
+        if i == 0:
+            return q if t.root.to_move == WHITE else 1 - q
+        return q if w.mover[i] == BLACK else 1 - q
+    return 0.5
+
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
@@ -508,6 +531,8 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
             res2 = 0
         if t.prm.crit > 0:
             _crit_gather(w, b, owner, res2)
+    if w.gp != NULL and w.gp.adapt_rate > 0:
+        gamma_policy_adapt(w.gp, res2 * 0.5, _adapt_baseline(t, w, depth))
     back2 = res2                        # what the nodes count: the result, or with the score
     if t.prm.score_bonus > 0 and not mercy_won:
         back2 = _result2(t.prm.score_bonus, s - b.komi, b.size * b.size + fabs(b.komi), &w.rng)
@@ -791,6 +816,7 @@ cdef class Search:
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
+    cdef double _adapt        # gamma rollouts: the adaptive gamma tail's rate (0: off)
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -820,6 +846,7 @@ cdef class Search:
         self.maker.make = _light_make
         self.maker.release = _no_release
         self._tail_far_scale = 1.0
+        self._adapt = 0.0
         self.workers = NULL
         self.nworkers = 0
         self.seed = seed
@@ -898,7 +925,8 @@ cdef class Search:
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
     def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0,
-                           int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
+                           int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0,
+                           double adapt=0.0):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
@@ -906,7 +934,8 @@ cdef class Search:
         light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
         0 never). tail: the light tail's optional rules, a rules word (gammago.tail.rules;
         gamma_policy_t.tail). tail_far_scale: the factor on the gamma tail's far weight
-        (gamma_policy_t.tail_far_scale)."""
+        (gamma_policy_t.tail_far_scale). adapt: the learning rate of the adaptive gamma tail
+        (gamma_policy_set_adapt; 0 off), whose factors start afresh with each search."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
@@ -915,11 +944,14 @@ cdef class Search:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
         if not 0 < tail_far_scale < float("inf"):
             raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
+        if not 0 <= adapt < float("inf"):
+            raise ValueError(f"adapt must be a finite number >= 0, not {adapt}")
         rule_names(tail)                   # refuses a word with unknown bits
         self._nakade = nakade
         self._light_after = light_after
         self._tail = tail
         self._tail_far_scale = tail_far_scale
+        self._adapt = adapt
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -957,6 +989,11 @@ cdef class Search:
     def tail_far_scale(self):
         """The factor on the gamma tail's far weight (use_gamma_rollouts)."""
         return self._tail_far_scale
+
+    @property
+    def adapt(self):
+        """The adaptive gamma tail's learning rate (use_gamma_rollouts; 0 off)."""
+        return self._adapt
 
     @property
     def tail(self):
@@ -1259,6 +1296,10 @@ cdef class Search:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail_far_scale = self._tail_far_scale
+                self.workers[i].gp = <gamma_policy_t*>self.workers[i].pol.ctx
+                if self._adapt > 0 and not gamma_policy_set_adapt(self.workers[i].gp, self._adapt):
+                    self._free_workers()
+                    raise MemoryError("the adaptive gamma tail's table could not be allocated")
             lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)

@@ -154,6 +154,7 @@ ctypedef struct gamma_policy_t:
     double adapt_rate
     float* adapt_theta       # log-factors (1 << ADAPT_BITS)
     float* adapt_w           # their exp
+    int adapt_owned          # the policy allocated them (else an AdaptTable lends them)
     adapt_draw_t* trace      # the near draws of the current playout (ADAPT_TRACE)
     int ntrace
     # statistics
@@ -176,6 +177,10 @@ cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
 # the adaptive gamma tail: allocate its table and trace for a learning rate > 0 (0 frees them);
 # 0 when out of memory
 cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil
+# the same with the factors of an AdaptTable (shared by the policies of a search: its workers
+# and, under net-root, every child tree's); the trace stays the policy's own
+cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
+                                  float* w) noexcept nogil
 # after a playout that ended with Black's result z (0 .. 1), measured against a baseline (Black's
 # expected result from where the playout started): each near draw's log-factors move by
 # rate * (z - baseline, for the colour that drew) * ([drawn] - probability)
@@ -208,3 +213,9 @@ cdef class GammaPolicy:
     cdef object table        # the numpy array behind g.gamma
     cdef readonly int near_d
     cdef const double* table_ptr(self)
+
+# The adaptive gamma tail's factors for one search, lent to its policies
+# (gamma_policy_share_adapt); reset() at each search's start.
+cdef class AdaptTable:
+    cdef float* theta
+    cdef float* w

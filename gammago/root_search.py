@@ -84,6 +84,13 @@ class RootSearch:
         self._configure("use_gammas", args, kw)
 
     def use_gamma_rollouts(self, *args, **kw):
+        """Every child tree's rollouts (tree.Search.use_gamma_rollouts, the same arguments); with
+        the adaptive gamma tail (adapt > 0) the trees share one table of factors, so that what
+        the playouts below one root move learn serves the others."""
+        adapt = kw.get("adapt", args[5] if len(args) > 5 else 0.0)
+        if adapt > 0 and kw.get("adapt_table") is None:
+            from gammago.rollout import AdaptTable
+            kw = dict(kw, adapt_table=AdaptTable())
         self._configure("use_gamma_rollouts", args, kw)
 
     def set_avoid(self, avoid=(), base=0):

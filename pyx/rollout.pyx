@@ -1062,10 +1062,17 @@ cdef inline int32_t _adapt_key(int c, int q, uint32_t code) noexcept nogil:
     h ^= h >> 13
     return <int32_t>(h & ADAPT_MASK)
 
-cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil:
+cdef inline void _adapt_clear(float* theta, float* w) noexcept nogil:
     cdef int i
-    free(g.adapt_theta)
-    free(g.adapt_w)
+    memset(theta, 0, (ADAPT_MASK + 1) * sizeof(float))
+    for i in range(ADAPT_MASK + 1):
+        w[i] = 1.0
+
+cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil:
+    if g.adapt_owned:
+        free(g.adapt_theta)
+        free(g.adapt_w)
+    g.adapt_owned = 0
     free(g.trace)
     g.adapt_theta = NULL
     g.adapt_w = NULL
@@ -1074,16 +1081,64 @@ cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil:
     g.adapt_rate = 0
     if rate <= 0:
         return 1
-    g.adapt_theta = <float*>calloc(ADAPT_MASK + 1, sizeof(float))
+    g.adapt_owned = 1
+    g.adapt_theta = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
     g.adapt_w = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
     g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
     if g.adapt_theta == NULL or g.adapt_w == NULL or g.trace == NULL:
         gamma_policy_set_adapt(g, 0)
         return 0
-    for i in range(ADAPT_MASK + 1):
-        g.adapt_w[i] = 1.0
+    _adapt_clear(g.adapt_theta, g.adapt_w)
     g.adapt_rate = rate
     return 1
+
+cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
+                                  float* w) noexcept nogil:
+    gamma_policy_set_adapt(g, 0)
+    if rate <= 0:
+        return 1
+    g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
+    if g.trace == NULL:
+        return 0
+    g.adapt_theta = theta
+    g.adapt_w = w
+    g.adapt_rate = rate
+    return 1
+
+
+cdef class AdaptTable:
+    """The adaptive gamma tail's factors for one search (1 << ADAPT_BITS log-factors and their
+    exp), lent to every policy of the search: its workers' and, under net-root, every child
+    tree's, so that what one line learns serves the others. Writes from several threads race
+    harmlessly (each is one aligned float)."""
+
+    def __cinit__(self):
+        self.theta = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
+        self.w = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
+        if self.theta == NULL or self.w == NULL:
+            raise MemoryError()
+        _adapt_clear(self.theta, self.w)
+
+    def __dealloc__(self):
+        free(self.theta)
+        free(self.w)
+
+    def reset(self):
+        """Forget what was learnt (a search starts)."""
+        _adapt_clear(self.theta, self.w)
+
+    def theta_of(self, int key):
+        """The log-factor of a key."""
+        if not 0 <= key <= ADAPT_MASK:
+            raise ValueError(f"an adaptive key is in 0 .. {ADAPT_MASK}, not {key}")
+        return self.theta[key]
+
+    def learnt(self):
+        """How many keys hold a log-factor other than 0."""
+        cdef int i, n = 0
+        for i in range(ADAPT_MASK + 1):
+            n += self.theta[i] != 0
+        return n
 
 cdef void gamma_policy_adapt(gamma_policy_t* g, double z, double baseline) noexcept nogil:
     cdef int i, k, key
@@ -1190,7 +1245,7 @@ cdef class GammaPolicy:
     tail: the tail's optional rules, a rules word (gammago.tail.rules; its shapes by default)."""
 
     def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0,
-                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
+                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0, double adapt=0.0):
         cdef double[::1] t
         if not 0 <= nakade <= 1:
             raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
@@ -1198,6 +1253,8 @@ cdef class GammaPolicy:
             raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
+        if not 0 <= adapt < float("inf"):
+            raise ValueError(f"adapt must be a finite number >= 0, not {adapt}")
         rule_names(tail)                   # refuses a word with unknown bits
         self.table = _as_table(gammas)
         t = self.table
@@ -1209,6 +1266,8 @@ cdef class GammaPolicy:
         self.g.tail = tail
         self.g.tail_far_scale = tail_far_scale
         self.near_d = self.g.near_d
+        if not gamma_policy_set_adapt(self.g, adapt):
+            raise MemoryError()
 
     def __dealloc__(self):
         gamma_policy_free(self.g)
@@ -1235,6 +1294,44 @@ cdef class GammaPolicy:
     def tail_far_scale(self):
         """The factor on the gamma tail's far weight (gamma_policy_t.tail_far_scale)."""
         return self.g.tail_far_scale
+
+    @property
+    def adapt_rate(self):
+        """The adaptive gamma tail's learning rate (0: off)."""
+        return self.g.adapt_rate
+
+    def adapt_trace(self):
+        """The adaptive gamma tail's near draws in the last playout, not yet learnt from: a list
+        of (colour, index drawn or -1 for a far move, keys, probabilities)."""
+        cdef int i, k
+        cdef adapt_draw_t* d
+        out = []
+        if self.g.adapt_w == NULL:
+            return out
+        for i in range(self.g.ntrace):
+            d = &self.g.trace[i]
+            out.append((d.c, d.chosen, [d.key[k] for k in range(d.n)],
+                        [d.p[k] for k in range(d.n)]))
+        return out
+
+    def adapt_theta(self, int key):
+        """The adaptive gamma tail's log-factor for a key (0 when off)."""
+        if self.g.adapt_w == NULL:
+            return 0.0
+        if not 0 <= key <= ADAPT_MASK:
+            raise ValueError(f"an adaptive key is in 0 .. {ADAPT_MASK}, not {key}")
+        return self.g.adapt_theta[key]
+
+    def adapt_key(self, Board board, int point, int colour):
+        """The key of the factor that the gamma tail gives point for colour on board."""
+        return _adapt_key(colour, point, board.b.code[point])
+
+    def adapt(self, double z, double baseline):
+        """Learn from the last playout: Black's result z against Black's expected result
+        (gamma_policy_adapt). Returns the number of draws learnt from."""
+        cdef int n = self.g.ntrace if self.g.adapt_w != NULL else 0
+        gamma_policy_adapt(self.g, z, baseline)
+        return n
 
     @property
     def tail_rules(self):

@@ -23,7 +23,7 @@ from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
                               gamma_policy_premove, gamma_policy_check,
-                              gamma_policy_set_adapt, gamma_policy_adapt)
+                              gamma_policy_share_adapt, gamma_policy_adapt, AdaptTable)
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.tail import rule_names
 from gammago.seeds import derive
@@ -817,6 +817,7 @@ cdef class Search:
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
     cdef double _adapt        # gamma rollouts: the adaptive gamma tail's rate (0: off)
+    cdef AdaptTable _adapt_table  # ... and its factors (None when off)
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -926,7 +927,7 @@ cdef class Search:
 
     def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0,
                            int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0,
-                           double adapt=0.0):
+                           double adapt=0.0, AdaptTable adapt_table=None):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
         probability that a rollout plays the vital point of a killable eye shape the last move
@@ -935,7 +936,9 @@ cdef class Search:
         0 never). tail: the light tail's optional rules, a rules word (gammago.tail.rules;
         gamma_policy_t.tail). tail_far_scale: the factor on the gamma tail's far weight
         (gamma_policy_t.tail_far_scale). adapt: the learning rate of the adaptive gamma tail
-        (gamma_policy_set_adapt; 0 off), whose factors start afresh with each search."""
+        (0 off), whose factors start afresh with each search; adapt_table: an AdaptTable to
+        hold them, shared with other trees (net-root's child trees share one; None: a table of
+        this tree's own)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
@@ -952,6 +955,9 @@ cdef class Search:
         self._tail = tail
         self._tail_far_scale = tail_far_scale
         self._adapt = adapt
+        self._adapt_table = None
+        if adapt > 0:
+            self._adapt_table = adapt_table if adapt_table is not None else AdaptTable()
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -994,6 +1000,11 @@ cdef class Search:
     def adapt(self):
         """The adaptive gamma tail's learning rate (use_gamma_rollouts; 0 off)."""
         return self._adapt
+
+    @property
+    def adapt_table(self):
+        """The adaptive gamma tail's AdaptTable (None when off)."""
+        return self._adapt_table
 
     @property
     def tail(self):
@@ -1297,15 +1308,19 @@ cdef class Search:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail_far_scale = self._tail_far_scale
                 self.workers[i].gp = <gamma_policy_t*>self.workers[i].pol.ctx
-                if self._adapt > 0 and not gamma_policy_set_adapt(self.workers[i].gp, self._adapt):
+                if self._adapt_table is not None and not gamma_policy_share_adapt(
+                        self.workers[i].gp, self._adapt, self._adapt_table.theta,
+                        self._adapt_table.w):
                     self._free_workers()
-                    raise MemoryError("the adaptive gamma tail's table could not be allocated")
+                    raise MemoryError("the adaptive gamma tail's trace could not be allocated")
             lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
                        <gamma_policy_t*>self.workers[i].pol.ctx
                        if self.maker.make == rollout_make_gamma else NULL)
             self.workers[i].lg.check = self._check
         if self.t.prm.lgrf:
             self._lgrf_tables()
+        if self._adapt_table is not None:
+            self._adapt_table.reset()
         # criticality statistics belong to one search (calloc zeroed the workers' counters)
         self.t.workers = self.workers
         self.t.nworkers = threads

@@ -1367,10 +1367,11 @@ cdef class Search:
 
     def run(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
             seed=None):
-        """prepare + work on `threads` threads + join. Returns seconds taken."""
+        """prepare + work on `threads` threads + join. Returns seconds taken, prepare's
+        included (the deadline counts from there)."""
         import threading, time
-        self.prepare(threads, max_playouts, seconds, no_pass, seed)
         t0 = time.perf_counter()
+        self.prepare(threads, max_playouts, seconds, no_pass, seed)
         if threads == 1:
             self.work(0)
         else:

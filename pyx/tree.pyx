@@ -818,6 +818,7 @@ cdef class Search:
     cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
     cdef double _adapt        # gamma rollouts: the adaptive gamma tail's rate (0: off)
     cdef AdaptTable _adapt_table  # ... and its factors (None when off)
+    cdef bint _adapt_own      # ... a table of this tree's own, which its prepare() resets
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -938,7 +939,7 @@ cdef class Search:
         (gamma_policy_t.tail_far_scale). adapt: the learning rate of the adaptive gamma tail
         (0 off), whose factors start afresh with each search; adapt_table: an AdaptTable to
         hold them, shared with other trees (net-root's child trees share one; None: a table of
-        this tree's own)."""
+        this tree's own, reset by prepare(); a shared one its owner resets)."""
         import numpy as np
         cdef double[::1] view
         if not 0 <= nakade <= 1:
@@ -956,8 +957,9 @@ cdef class Search:
         self._tail_far_scale = tail_far_scale
         self._adapt = adapt
         self._adapt_table = None
+        self._adapt_own = adapt > 0 and adapt_table is None
         if adapt > 0:
-            self._adapt_table = adapt_table if adapt_table is not None else AdaptTable()
+            self._adapt_table = AdaptTable() if self._adapt_own else adapt_table
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -1319,8 +1321,8 @@ cdef class Search:
             self.workers[i].lg.check = self._check
         if self.t.prm.lgrf:
             self._lgrf_tables()
-        if self._adapt_table is not None:
-            self._adapt_table.reset()
+        if self._adapt_own:
+            self._adapt_table.reset()      # a shared table is its owner's to reset
         # criticality statistics belong to one search (calloc zeroed the workers' counters)
         self.t.workers = self.workers
         self.t.nworkers = threads

@@ -97,6 +97,9 @@ def test_the_engine_option_reaches_the_search():
     e.new_game(9, 7.0)
     assert e.search.adapt == 0.2
     assert e.genmove("b") not in ("resign", "pass")
+    assert e.search.adapt_table.learnt() > 100     # the tree's own table, reset by prepare
+    e.search.prepare(1, 10)
+    assert e.search.adapt_table.learnt() == 0
     assert Engine(EngineConfig(mode="rollouts", playouts=10)).search.adapt == 0.0
 
 

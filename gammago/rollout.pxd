@@ -148,14 +148,13 @@ ctypedef struct gamma_policy_t:
     # more of its moves among the last move's neighbours
     double tail_far_scale
     int nplayed
-    # the adaptive gamma tail (--rollout-adapt; gamma_policy_set_adapt): a factor on each near
-    # candidate's weight, keyed by (colour, point, 3x3 code), learnt during one search by
+    # the adaptive gamma tail (--rollout-adapt; gamma_policy_share_adapt): a factor on each
+    # near candidate's weight, keyed by (colour, point, 3x3 code), learnt during one search by
     # policy gradient from the playouts' results (gamma_policy_adapt); NULL: off
     double adapt_rate
-    float* adapt_theta       # log-factors (1 << ADAPT_BITS)
-    float* adapt_w           # their exp
-    int adapt_owned          # the policy allocated them (else an AdaptTable lends them)
-    adapt_draw_t* trace      # the near draws of the current playout (ADAPT_TRACE)
+    float* adapt_theta       # log-factors (1 << ADAPT_BITS), an AdaptTable's (lent)
+    float* adapt_w           # their exp (lent)
+    adapt_draw_t* trace      # the near draws of the current playout (ADAPT_TRACE), the policy's
     int ntrace
     # statistics
     long n_nakade
@@ -174,11 +173,9 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
-# the adaptive gamma tail: allocate its table and trace for a learning rate > 0 (0 frees them);
-# 0 when out of memory
-cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil
-# the same with the factors of an AdaptTable (shared by the policies of a search: its workers
-# and, under net-root, every child tree's); the trace stays the policy's own
+# the adaptive gamma tail for a learning rate > 0 (0: off), with the factors of an AdaptTable,
+# which stays the owner (one a search, shared by its policies: its workers' and, under
+# net-root, every child tree's); the policy allocates its own trace. 0 when out of memory
 cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
                                   float* w) noexcept nogil
 # after a playout that ended with Black's result z (0 .. 1), measured against a baseline (Black's
@@ -208,14 +205,15 @@ cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexc
 # a message in msg
 cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen) noexcept nogil
 
-cdef class GammaPolicy:
-    cdef gamma_policy_t* g
-    cdef object table        # the numpy array behind g.gamma
-    cdef readonly int near_d
-    cdef const double* table_ptr(self)
-
 # The adaptive gamma tail's factors for one search, lent to its policies
 # (gamma_policy_share_adapt); reset() at each search's start.
 cdef class AdaptTable:
     cdef float* theta
     cdef float* w
+
+cdef class GammaPolicy:
+    cdef gamma_policy_t* g
+    cdef object table        # the numpy array behind g.gamma
+    cdef AdaptTable adapt_table  # the adaptive gamma tail's factors (None when off)
+    cdef readonly int near_d
+    cdef const double* table_ptr(self)

@@ -1039,7 +1039,7 @@ cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept 
 
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil:
     if g != NULL:
-        gamma_policy_set_adapt(g, 0)
+        free(g.trace)
     free(g)
 
 # ---------------------------------------------------------------------------------------------
@@ -1048,7 +1048,7 @@ cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil:
 # candidate of the gamma tail carries a factor exp(theta) keyed by (colour, point, 3x3 code),
 # and after each playout the draws it made move their thetas along the policy gradient of the
 # drawing side's result: theta[key_j] += rate * (z - baseline) * ([j drawn] - p_j). The table
-# lives in the policy context, which a tree makes afresh for each search.
+# is an AdaptTable's, one a search, lent to the policies (each keeps its own trace).
 # ---------------------------------------------------------------------------------------------
 cdef enum:
     ADAPT_CLAMP = 4          # |theta| stays within this
@@ -1068,33 +1068,14 @@ cdef inline void _adapt_clear(float* theta, float* w) noexcept nogil:
     for i in range(ADAPT_MASK + 1):
         w[i] = 1.0
 
-cdef int gamma_policy_set_adapt(gamma_policy_t* g, double rate) noexcept nogil:
-    if g.adapt_owned:
-        free(g.adapt_theta)
-        free(g.adapt_w)
-    g.adapt_owned = 0
-    free(g.trace)
-    g.adapt_theta = NULL
-    g.adapt_w = NULL
-    g.trace = NULL
-    g.ntrace = 0
-    g.adapt_rate = 0
-    if rate <= 0:
-        return 1
-    g.adapt_owned = 1
-    g.adapt_theta = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
-    g.adapt_w = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
-    g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
-    if g.adapt_theta == NULL or g.adapt_w == NULL or g.trace == NULL:
-        gamma_policy_set_adapt(g, 0)
-        return 0
-    _adapt_clear(g.adapt_theta, g.adapt_w)
-    g.adapt_rate = rate
-    return 1
-
 cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
                                   float* w) noexcept nogil:
-    gamma_policy_set_adapt(g, 0)
+    free(g.trace)
+    g.trace = NULL
+    g.ntrace = 0
+    g.adapt_theta = NULL
+    g.adapt_w = NULL
+    g.adapt_rate = 0
     if rate <= 0:
         return 1
     g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
@@ -1266,8 +1247,11 @@ cdef class GammaPolicy:
         self.g.tail = tail
         self.g.tail_far_scale = tail_far_scale
         self.near_d = self.g.near_d
-        if not gamma_policy_set_adapt(self.g, adapt):
-            raise MemoryError()
+        if adapt > 0:
+            self.adapt_table = AdaptTable()
+            if not gamma_policy_share_adapt(self.g, adapt, self.adapt_table.theta,
+                                            self.adapt_table.w):
+                raise MemoryError()
 
     def __dealloc__(self):
         gamma_policy_free(self.g)
@@ -1316,11 +1300,7 @@ cdef class GammaPolicy:
 
     def adapt_theta(self, int key):
         """The adaptive gamma tail's log-factor for a key (0 when off)."""
-        if self.g.adapt_w == NULL:
-            return 0.0
-        if not 0 <= key <= ADAPT_MASK:
-            raise ValueError(f"an adaptive key is in 0 .. {ADAPT_MASK}, not {key}")
-        return self.g.adapt_theta[key]
+        return 0.0 if self.adapt_table is None else self.adapt_table.theta_of(key)
 
     def adapt_key(self, Board board, int point, int colour):
         """The key of the factor that the gamma tail gives point for colour on board."""

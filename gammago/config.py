@@ -165,7 +165,8 @@ class EngineConfig:
                                    # killable eye shape the last move closed with this probability
     rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
                                    # before the rest of the playout follows the light tail's
-                                   # rules (0: all; None: by board size, rollout_light_after_for)
+                                   # rules (0: all; None: as the --rollout-gammas table says,
+                                   # else by board size; rollout_settings_for)
     prior_full: bool = PRIOR_FULL  # the gamma prior is the full prediction table (diamond,
                                    # read groups), not the rollouts' table
     rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
@@ -174,10 +175,13 @@ class EngineConfig:
                                    # (atari a 2-liberty string, extend an own one) before them
     rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
                                    # in atari anywhere before a random point
-    rollout_tail_gammas: bool = ROLLOUT_TAIL_GAMMAS  # the light tail draws its moves after the
-                                   # capture or save from the rollout gammas (the gamma tail)
-    rollout_tail_far: float = 1.0  # the factor on the gamma tail's weight of the points away
-                                   # from the last move (gamma_policy_t.tail_far_scale)
+    rollout_tail_gammas: bool | None = None  # the light tail draws its moves after the
+                                   # capture or save from the rollout gammas (the gamma tail;
+                                   # None: as the --rollout-gammas table says, else
+                                   # ROLLOUT_TAIL_GAMMAS; rollout_settings_for)
+    rollout_tail_far: float | None = None  # the factor on the gamma tail's weight of the points
+                                   # away from the last move (gamma_policy_t.tail_far_scale;
+                                   # None: as the table says, else 1)
     rollout_adapt: float = 0.0     # the adaptive gamma tail's learning rate (0: off): factors on
                                    # its near candidates learnt in each search from the playouts
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
@@ -293,7 +297,8 @@ class EngineConfig:
                             "own string it put in atari, else the 2-liberty rule "
                             "(--rollout-tail-2lib), else a Mogo shape next to the last move "
                             "(--rollout-tail-shapes), else a random move that is no self-atari "
-                            "of a string (0: gammas to the end; default by board "
+                            "of a string (0: gammas to the end; default: what a "
+                            "--rollout-gammas table was trained for, else by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_LARGE_SIZE}x"
                             f"{ROLLOUT_LIGHT_LARGE_SIZE}, {ROLLOUT_LIGHT_AFTER_LARGE} from there up)")
         _on_off(g, "--rollout-tail-shapes", d.rollout_tail_shapes,
@@ -312,20 +317,21 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
-        _on_off(g, "--rollout-tail-gammas", d.rollout_tail_gammas,
-                "the gamma tail: after its capture or save the light tail "
-                "(--rollout-light-after) draws its move from the rollout gammas, "
-                "exactly among the 8 neighbours of the last move (every feature "
-                "the rollouts weigh, distances included) against a mass for the "
-                "rest of the board, where it takes a random point as without it; "
-                "it replaces the shapes, the 2-liberty and the capture rules "
-                "(default: %(default)s)")
-        g.add_argument("--rollout-tail-far", type=float, default=d.rollout_tail_far,
-                       metavar="F",
+        g.add_argument("--rollout-tail-gammas", choices=("on", "off"), default=None,
+                       help="the gamma tail: after its capture or save the light tail "
+                            "(--rollout-light-after) draws its move from the rollout gammas, "
+                            "exactly among the 8 neighbours of the last move (every feature "
+                            "the rollouts weigh, distances included) against a mass for the "
+                            "rest of the board, where it takes a random point as without it; "
+                            "it replaces the shapes, the 2-liberty and the capture rules "
+                            "(default: what a --rollout-gammas table was trained for, else "
+                            f"{'on' if ROLLOUT_TAIL_GAMMAS else 'off'})")
+        g.add_argument("--rollout-tail-far", type=float, default=None, metavar="F",
                        help="the gamma tail's mass for the rest of the board times F: below 1 "
                             "it draws more of its moves among the last move's neighbours "
                             "(0.25 judged 19x19 positions best, and played level: "
-                            "docs/experiments/gamma-tail.md; default: %(default)s)")
+                            "docs/experiments/gamma-tail.md; default: what a --rollout-gammas "
+                            "table was trained for, else 1)")
         g.add_argument("--rollout-adapt", type=float, default=d.rollout_adapt, metavar="RATE",
                        help="the gamma tail (--rollout-tail-gammas) learns during each search: "
                             "a factor on each of its candidates next to the last move, by "
@@ -463,7 +469,7 @@ class EngineConfig:
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
-            (0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
+            (self.rollout_tail_far is None or 0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
             (0 <= self.rollout_adapt < float("inf"), f"--rollout-adapt must be a finite number >= 0, not {self.rollout_adapt}"),
             (self.rollout_adapt == 0 or self.rollout_tail_gammas,
              "--rollout-adapt needs the gamma tail (--rollout-tail-gammas on): it learns the factors of its draws"),
@@ -564,10 +570,11 @@ def rollout_tail_seki_for(size):
     return size < ROLLOUT_TAIL_SEKI_MAX_SIZE
 
 
-def rollout_tail_for(size, cfg=None):
+def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
-    rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for)."""
+    rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), the
+    gamma tail as rollout_settings_for resolves it."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
@@ -575,8 +582,25 @@ def rollout_tail_for(size, cfg=None):
     seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
-          "gammas": cfg.rollout_tail_gammas}
+          "gammas": rollout_settings_for(size, cfg, table_settings)["rollout_tail_gammas"]}
     return tail.rules(*(name for name, v in on.items() if v))
+
+
+def rollout_settings_for(size, cfg=None, table_settings=None):
+    """The rollout settings a table may name (gammago.gammas.ROLLOUT_SETTINGS' fields:
+    rollout_light_after, rollout_tail_gammas, rollout_tail_far) on a board size, each from the
+    first that sets it: cfg's option, the --rollout-gammas table's settings line
+    (table_settings, Gammas.settings), the default (by size for the light tail's start)."""
+    if cfg is None:
+        cfg = EngineConfig()
+    table_settings = table_settings or {}
+    default = {"rollout_light_after": rollout_light_after_for(size),
+               "rollout_tail_gammas": ROLLOUT_TAIL_GAMMAS, "rollout_tail_far": 1.0}
+    out = {}
+    for field, d in default.items():
+        v = getattr(cfg, field)
+        out[field] = v if v is not None else table_settings.get(field, d)
+    return out
 
 
 def rollout_light_after_for(size):

@@ -26,7 +26,7 @@ from gammago import tree as _tree
 from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
-                            dynkomi_moves_for, rollout_gammas, rollout_light_after_for,
+                            dynkomi_moves_for, rollout_gammas, rollout_settings_for,
                             rollout_tail_for)
 from gammago.root_search import RootSearch
 from gammago.search import avoid_entries
@@ -249,32 +249,49 @@ class Engine:
                     log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
                     _PRIOR_WARNED = True
         rollout_table = None
+        table_settings = None
         if table is not None and cfg.rollout != "light":
             from gammago import gammas
-            # --rollout-gammas FILE is the rollouts' table as it is: no scale unless given
+            # --rollout-gammas FILE is the rollouts' table as it is: no scale unless given,
+            # and played with the settings it names where the options leave them unset
             if cfg.rollout_gammas:
-                base, scale = self._rollout_file().table, cfg.rollout_scale or ""
+                loaded = self._rollout_file()
+                base, scale = loaded.table, cfg.rollout_scale or ""
+                table_settings = loaded.settings
             else:
                 base, scale = gammas.rollout_base(size), cfg.rollout_scale
             rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
-        light_after = cfg.rollout_light_after
-        if light_after is None:
-            light_after = rollout_light_after_for(size)
+        settings = rollout_settings_for(size, cfg, table_settings)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
             prior_table = table if cfg.prior_full else gammas.rollout_base(size)
         for s in self._searches():
             s.use_gammas(prior_table)
-            s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade, light_after,
-                                 rollout_tail_for(size, cfg), cfg.rollout_tail_far,
-                                 cfg.rollout_adapt)
+            s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade,
+                                 settings["rollout_light_after"],
+                                 rollout_tail_for(size, cfg, table_settings),
+                                 settings["rollout_tail_far"], cfg.rollout_adapt)
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,
-        which names it); a shipped table by its name from any directory (gammas.find)."""
+        which names it); a shipped table by its name from any directory (gammas.find). The log
+        says which of the settings it names the engine takes and which its options override."""
         if self._rollout_loaded is None:
             from gammago import gammas
-            self._rollout_loaded = gammas.load(gammas.find(self.config.rollout_gammas))
+            loaded = gammas.load(gammas.find(self.config.rollout_gammas))
+            if loaded.settings:
+                taken = {k: v for k, v in loaded.settings.items()
+                         if getattr(self.config, k) is None}
+                given = {k: getattr(self.config, k) for k in loaded.settings
+                         if getattr(self.config, k) is not None}
+                if taken:
+                    log.info("rollouts: %s's settings: %s", loaded.path,
+                             gammas.settings_options(taken))
+                if any(v != loaded.settings[k] for k, v in given.items()):
+                    log.warning("rollouts: %s was trained for %s; playing with %s as given",
+                                loaded.path, gammas.settings_options(loaded.settings),
+                                gammas.settings_options(given))
+            self._rollout_loaded = loaded
         return self._rollout_loaded
 
     def _searches(self):

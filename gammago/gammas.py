@@ -12,6 +12,15 @@ Feature names are gammago.features.level_name(id); a file is refused, with its p
 reason, if its version or feature layout differs from the code's, if a line does not parse,
 or if a non-pattern feature is missing. Patterns not listed (merged as rare in training) take
 the gamma of their group's default (`pat3:default`, `pat12:default`).
+
+A rollout table (`gammago train-balance` writes them) may carry the rollout settings it was
+trained for, in a comment line that older readers skip:
+
+    # rollout-settings: --rollout-light-after 10 --rollout-tail-gammas on --rollout-tail-far 0.37
+
+The engine plays such a table (--rollout-gammas) with those settings where its own options
+leave them unset (gammago.config.rollout_settings_for); a line with another option or a bad
+value is refused like any other line.
 """
 import math
 import os
@@ -33,6 +42,80 @@ DEFAULT_FILE = "gammas19.gamma"
 # held at 1 (`train-mm --hold-groups rollout`), so that the groups they do weigh carry what the
 # others would have (features.pxd); the engine falls back to DEFAULT_FILE without one
 ROLLOUT_FILE = "rollout19.gamma"
+
+
+SETTINGS_PREFIX = "rollout-settings:"
+# the options a settings line may carry: the engine option, its EngineConfig field and the
+# parser of its value (ValueError with the reason)
+
+
+def _light_after(v):
+    try:
+        n = int(v)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ValueError(f"must be a whole number >= 0, not {v!r}")
+    return n
+
+
+def _on_off(v):
+    if v not in ("on", "off"):
+        raise ValueError(f"must be on or off, not {v!r}")
+    return v == "on"
+
+
+def _far(v):
+    try:
+        x = float(v)
+    except ValueError:
+        x = 0.0
+    if not 0 < x < float("inf"):
+        raise ValueError(f"must be a finite number > 0, not {v!r}")
+    return x
+
+
+ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _light_after),
+                    "--rollout-tail-gammas": ("rollout_tail_gammas", _on_off),
+                    "--rollout-tail-far": ("rollout_tail_far", _far)}
+
+
+def parse_settings(text):
+    """The settings of a `rollout-settings:` line's text (after the prefix): {EngineConfig
+    field: value}. ValueError names the option or value it cannot take."""
+    words = text.split()
+    if len(words) % 2:
+        raise ValueError(f"rollout settings {text.strip()!r}: every option needs one value")
+    out = {}
+    for opt, value in zip(words[::2], words[1::2]):
+        if opt not in ROLLOUT_SETTINGS:
+            raise ValueError(f"rollout settings: {opt!r} is not one of "
+                             f"{', '.join(ROLLOUT_SETTINGS)}")
+        field, parse = ROLLOUT_SETTINGS[opt]
+        if field in out:
+            raise ValueError(f"rollout settings: {opt} given twice")
+        try:
+            out[field] = parse(value)
+        except ValueError as e:
+            raise ValueError(f"rollout settings: {opt} {e}") from None
+    return out
+
+
+def settings_options(settings):
+    """The engine options of a settings dict (parse_settings' inverse), in ROLLOUT_SETTINGS'
+    order: '--rollout-light-after 10 --rollout-tail-gammas on ...'."""
+    parts = []
+    for opt, (field, _parse) in ROLLOUT_SETTINGS.items():
+        if field in settings:
+            v = settings[field]
+            parts.append(f"{opt} {('on' if v else 'off') if isinstance(v, bool) else f'{v:g}'}")
+    return " ".join(parts)
+
+
+def settings_comment(settings):
+    """The comment (for save's comments) that records a table's rollout settings."""
+    parse_settings(settings_options(settings))       # refuses what load would refuse
+    return f"{SETTINGS_PREFIX} {settings_options(settings)}"
 
 
 class GammaFileError(ValueError):
@@ -65,11 +148,13 @@ class Gammas:
     """A gamma table: .table is float64[N_FEATURES] (absent ids 1.0, unlisted patterns the
     default's gamma), ready for features.evaluate_game and the rollouts."""
 
-    def __init__(self, table, path=None, comments=(), listed=None):
+    def __init__(self, table, path=None, comments=(), listed=None, settings=None):
         self.table = np.ascontiguousarray(table, dtype=np.float64)
         self.path = path
         self.comments = list(comments)
         self.listed = listed          # bool mask of ids written in the file
+        self.settings = dict(settings or {})  # the rollout settings it was trained for
+                                              # (parse_settings; {} when it names none)
 
     def __repr__(self):
         return f"Gammas({self.path or 'in memory'}, {int(self.listed.sum()) if self.listed is not None else '?'} listed)"
@@ -129,12 +214,21 @@ def load(path):
     table = np.ones(F.N_FEATURES, dtype=np.float64)
     listed = np.zeros(F.N_FEATURES, dtype=bool)
     comments = []
+    settings = None
     for n, line in enumerate(lines[1:], start=2):
         s = line.strip()
         if not s:
             continue
         if s.startswith("#"):
-            comments.append(s[1:].strip())
+            c = s[1:].strip()
+            comments.append(c)
+            if c.startswith(SETTINGS_PREFIX):
+                if settings is not None:
+                    raise GammaFileError(path, f"line {n}: a second {SETTINGS_PREFIX} line")
+                try:
+                    settings = parse_settings(c[len(SETTINGS_PREFIX):])
+                except ValueError as e:
+                    raise GammaFileError(path, f"line {n}: {e}") from None
             continue
         parts = s.split()
         if len(parts) < 2 or parts[0] not in names:
@@ -165,7 +259,7 @@ def load(path):
         for i in range(base + 1, base + F.GROUP_SIZES[g]):
             if not listed[i]:
                 raise GammaFileError(path, f"no gamma for {F.level_name(i)}")
-    return Gammas(table, path=path, comments=comments, listed=listed)
+    return Gammas(table, path=path, comments=comments, listed=listed, settings=settings)
 
 
 def default_path(size=19):

@@ -24,8 +24,10 @@ The cache keys a position by what it is (position_key: the board size, komi, set
 the moves that led to it), not by where it was found, so it serves games given by any path, in
 any order, and a position met in several games is searched once.
 Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
-sample with as it is (`gammago gtp --rollout-gammas FILE`); a PNG beside it shows the held-out
-error by epoch.
+sample with as it is (`gammago gtp --rollout-gammas FILE`), with a settings line that names the
+rollout settings it was trained for (its gamma moves, the gamma tail and its far factor), which
+the engine takes where its options leave them unset; a PNG beside it shows the held-out error by
+epoch.
 """
 import argparse
 import dataclasses
@@ -103,8 +105,8 @@ def add_arguments(p: argparse.ArgumentParser):
                         "where the fit starts")
     p.add_argument("--fit-tail-far", action="store_true",
                    help="with --tail-gammas: fit the factor on the gamma tail's far weight "
-                        "(its log, one more parameter) with the gammas; the table's comments "
-                        "and the summary give the --rollout-tail-far to play it with")
+                        "(its log, one more parameter) with the gammas; the table's settings "
+                        "line (which the engine plays it with) and the summary give it")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
@@ -623,15 +625,16 @@ def main(args):
     png = out.with_suffix(".png")
     plot(history, png)
     first, last = history[0], history[-1]
+    settings = {"rollout_light_after": args.light_after, "rollout_tail_gammas": args.tail_gammas}
+    if args.tail_gammas:
+        settings["rollout_tail_far"] = float(f"{last['tail_far']:.4g}")
     comments = [
         "simulation balancing (gammago train-balance): the rollouts' table as it is "
         "(use with --rollout-gammas)" + (
-            f", for {args.light_after} gamma moves and the light tail (--rollout-light-after "
-            f"{args.light_after}" + (" --rollout-tail-gammas on" if args.tail_gammas else "") +
-            (f" --rollout-tail-far {last['tail_far']:.4g}" if args.tail_gammas and
-             last["tail_far"] != 1.0 else "") +
-            ")" if args.light_after else ", gammas to the end "
-            "(--rollout-light-after 0)"),
+            f", for {args.light_after} gamma moves and the light tail" if args.light_after
+            else ", gammas to the end") + "; the engine plays it with the settings below "
+        "where its options leave them unset",
+        G.settings_comment(settings),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",
         f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "

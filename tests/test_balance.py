@@ -256,11 +256,15 @@ def test_train_balance_end_to_end(tmp_path):
     e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("resign", "pass")
-    # balanced for the gamma tail: the file says so
+    # balanced for the gamma tail: the file's settings line says so, and the engine plays it
+    # so unless told otherwise
     r3 = _run(args + ["--light-after", "3", "--tail-gammas"])
     assert r3.returncode == 0, r3.stderr
-    assert any("--rollout-light-after 3 --rollout-tail-gammas on" in c
-               for c in G.load(out).comments)
+    assert G.load(out).settings == {"rollout_light_after": 3, "rollout_tail_gammas": True,
+                                    "rollout_tail_far": 1.0}
+    e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
+    e.new_game(9, 7.0)
+    assert e.search.light_after == 3 and "gammas" in e.search.tail_rules
     # the far factor fitted with the gammas: it moves from where it starts, and the file and
     # the summary give it
     r3f = _run(args + ["--light-after", "3", "--tail-gammas", "--fit-tail-far", "--tail-far",
@@ -269,8 +273,7 @@ def test_train_balance_end_to_end(tmp_path):
     fitted = json.loads(r3f.stdout)
     assert fitted["history"][0]["tail_far"] == 0.5 and fitted["tail_far"] != 0.5
     assert "far factor" in r3f.stderr
-    assert any(f"--rollout-tail-far {fitted['tail_far']:.4g}" in c
-               for c in G.load(out).comments)
+    assert G.load(out).settings["rollout_tail_far"] == float(f"{fitted['tail_far']:.4g}")
     # labels by the search with the net at the root: the cache made by rollouts is not reused
     r4 = _run(args + ["--label-mode", "net-root"])
     assert r4.returncode == 0, r4.stderr
@@ -400,13 +403,13 @@ def test_shipped_tail_balanced_table():
     differs from the start table, and the engine plays with it from GTP."""
     path = os.path.join(ROOT, "patterns", "rollout9-tail-balanced.gamma")
     g = G.load(path)
-    assert any("--rollout-light-after 5 --rollout-tail-gammas on" in c for c in g.comments)
+    assert g.settings == {"rollout_light_after": 5, "rollout_tail_gammas": True}
     assert any("labels: engine search (net-root)" in c for c in g.comments)
     base = rollout_gammas(G.rollout_base(9), 9)
     moved = np.abs(np.log(g.table[base > 0] / base[base > 0]))
     assert moved.max() > 0.3                                # balanced, not the start table
-    r = _run(["gtp", "--mode", "rollouts", "--playouts", "300", "--rollout-tail-gammas", "on",
-              "--rollout-gammas", path], input="boardsize 9\ngenmove b\nquit\n")
+    r = _run(["gtp", "--mode", "rollouts", "--playouts", "300", "--rollout-gammas", path],
+             input="boardsize 9\ngenmove b\nquit\n")
     assert r.returncode == 0, r.stderr
     move = r.stdout.split("\n\n")[1].strip()
     assert move.startswith("=") and move[2:] not in ("pass", "resign", ""), r.stdout

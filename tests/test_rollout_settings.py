@@ -1,0 +1,112 @@
+"""A rollout table's settings line (gammago.gammas: `# rollout-settings: ...`): read and written
+exactly, refused with the file and line when it is wrong, and taken by the engine for the
+options left unset, the options given winning."""
+import logging
+
+import pytest
+
+from gammago import gammas as G
+from gammago.config import EngineConfig, rollout_settings_for
+from gammago.engine import Engine
+
+
+def _table_with(tmp_path, *lines, name="t.gamma"):
+    """The shipped rollout table, saved with extra comment lines."""
+    g = G.load_rollout_default(9)
+    path = tmp_path / name
+    G.save(path, g.table, g.listed, comments=list(lines))
+    return path
+
+
+def test_settings_line_round_trip(tmp_path):
+    settings = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.3717}
+    line = G.settings_comment(settings)
+    assert line == ("rollout-settings: --rollout-light-after 10 --rollout-tail-gammas on "
+                    "--rollout-tail-far 0.3717")
+    g = G.load(_table_with(tmp_path, "trained for the gamma tail", line))
+    assert g.settings == settings
+    assert G.load(_table_with(tmp_path, "no settings")).settings == {}
+    off = G.load(_table_with(tmp_path, G.settings_comment({"rollout_tail_gammas": False})))
+    assert off.settings == {"rollout_tail_gammas": False}
+
+
+@pytest.mark.parametrize("line, says", [
+    ("rollout-settings: --rollout-power 2", "'--rollout-power' is not one of"),
+    ("rollout-settings: --rollout-light-after", "every option needs one value"),
+    ("rollout-settings: --rollout-light-after -1", "--rollout-light-after must be a whole number"),
+    ("rollout-settings: --rollout-light-after 2.5", "--rollout-light-after must be a whole number"),
+    ("rollout-settings: --rollout-tail-gammas yes", "--rollout-tail-gammas must be on or off"),
+    ("rollout-settings: --rollout-tail-far 0", "--rollout-tail-far must be a finite number > 0"),
+    ("rollout-settings: --rollout-tail-far inf", "--rollout-tail-far must be a finite number > 0"),
+    ("rollout-settings: --rollout-tail-far x", "--rollout-tail-far must be a finite number > 0"),
+    ("rollout-settings: --rollout-tail-far 0.5 --rollout-tail-far 0.6", "given twice"),
+])
+def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):
+    path = _table_with(tmp_path, "comment", line)
+    with pytest.raises(G.GammaFileError) as e:
+        G.load(path)
+    assert str(path) in str(e.value) and "line 3:" in str(e.value) and says in str(e.value)
+
+
+def test_two_settings_lines_are_refused(tmp_path):
+    path = _table_with(tmp_path, "rollout-settings: --rollout-light-after 3",
+                       "rollout-settings: --rollout-tail-gammas on")
+    with pytest.raises(G.GammaFileError, match="line 3: a second rollout-settings: line"):
+        G.load(path)
+
+
+def test_settings_resolve_option_then_table_then_default():
+    table = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.37}
+    assert rollout_settings_for(9) == {"rollout_light_after": 5, "rollout_tail_gammas": False,
+                                       "rollout_tail_far": 1.0}
+    assert rollout_settings_for(19)["rollout_light_after"] == 10
+    assert rollout_settings_for(9, EngineConfig(), table) == table
+    given = EngineConfig(rollout_light_after=0, rollout_tail_gammas=False, rollout_tail_far=2.0)
+    assert rollout_settings_for(9, given, table) == {
+        "rollout_light_after": 0, "rollout_tail_gammas": False, "rollout_tail_far": 2.0}
+    assert rollout_settings_for(9, EngineConfig(rollout_tail_far=0.5), {"rollout_light_after": 3}) \
+        == {"rollout_light_after": 3, "rollout_tail_gammas": False, "rollout_tail_far": 0.5}
+
+
+def test_engine_plays_a_table_with_its_settings_unless_told_otherwise(tmp_path, caplog):
+    path = _table_with(tmp_path, G.settings_comment(
+        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.5}))
+    with caplog.at_level(logging.INFO, logger="gammago"):
+        e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(path)))
+        e.new_game(9, 7.0)
+    s = e.search
+    assert (s.light_after, s.tail_far_scale) == (3, 0.5) and "gammas" in s.tail_rules
+    assert any("settings: --rollout-light-after 3 --rollout-tail-gammas on "
+               "--rollout-tail-far 0.5" in r.getMessage() for r in caplog.records)
+    assert e.genmove("b") not in ("resign", "pass")
+    # the options given win, and the log says the table was trained for something else
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="gammago"):
+        e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path),
+                                rollout_tail_gammas=False, rollout_light_after=7))
+        e.new_game(9, 7.0)
+    s = e.search
+    assert (s.light_after, s.tail_far_scale) == (7, 0.5) and "gammas" not in s.tail_rules
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("was trained for --rollout-light-after 3" in m and
+               "playing with --rollout-light-after 7 --rollout-tail-gammas off as given" in m
+               for m in warned), warned
+    # no --rollout-gammas: the table's settings play no part, the defaults hold
+    e = Engine(EngineConfig(mode="rollouts", playouts=50))
+    e.new_game(9, 7.0)
+    assert (e.search.light_after, e.search.tail_far_scale) == (5, 1.0)
+    assert "gammas" not in e.search.tail_rules
+
+
+def test_gtp_options_left_unset_are_none():
+    """--rollout-tail-gammas and --rollout-tail-far default to unset (None), so that a table's
+    settings can tell them apart from a value given."""
+    import argparse
+    p = argparse.ArgumentParser()
+    EngineConfig.add_arguments(p)
+    cfg = EngineConfig.from_args(p.parse_args([]))
+    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far, cfg.rollout_light_after) == (
+        None, None, None)
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-gammas", "off",
+                                               "--rollout-tail-far", "1"]))
+    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (False, 1.0)

@@ -18,7 +18,9 @@ rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, onc
 taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
 and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
-by the variant's own scale parts). The base is the engine's default for
+by the variant's own scale parts, with the settings its `rollout-settings:` line names where
+the variant has no `light=`, `gammas=` or `far=` part, as the engine plays it). The base is the
+engine's default for
 `--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
@@ -103,9 +105,10 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas), "mercy": the mercy
     threshold (0 for off), "power": the power on the gammas, "far": the factor on the gamma
     tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
-    gammas)}."""
+    gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
     values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "power": 1.0,
               "far": 1.0, "table": None}
+    given = set()
     parts = []
     for part in (p.strip() for p in spec.split(",")):
         name, eq, value = part.partition("=")
@@ -121,13 +124,32 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
                 values[name] = None
             if values[name] is None or not ok(values[name]):
                 raise ValueError(f"variant {spec!r}: {name} must be {what}")
+            given.add(name)
         elif name in T.RULES:
             if value not in ("0", "1"):
                 raise ValueError(f"variant {spec!r}: {name} must be 0 or 1")
             tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
+            given.add(name)
         elif part:
             parts.append(part)
-    return dict(values, scale=",".join(parts), tail=tail)
+    return dict(values, scale=",".join(parts), tail=tail, given=given)
+
+
+def take_table_settings(variant, settings):
+    """A variant of split_variant with the settings of its table's `rollout-settings:` line
+    (Gammas.settings) where it has no part of its own for them, as the engine plays a
+    --rollout-gammas table: light= for --rollout-light-after, gammas= for
+    --rollout-tail-gammas, far= for --rollout-tail-far."""
+    v = dict(variant)
+    given = v["given"]
+    if "light" not in given and "rollout_light_after" in settings:
+        v["light"] = settings["rollout_light_after"]
+    if "gammas" not in given and "rollout_tail_gammas" in settings:
+        bit = T.RULES["gammas"]
+        v["tail"] = v["tail"] | bit if settings["rollout_tail_gammas"] else v["tail"] & ~bit
+    if "far" not in given and "rollout_tail_far" in settings:
+        v["far"] = settings["rollout_tail_far"]
+    return v
 
 
 def labelled_positions(games, known, others=()):
@@ -223,10 +245,12 @@ def main(argv=None):
         raw = G.rollout_base(size)
         light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
         split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
-        files = {v["table"]: G.load(G.find(v["table"])).table
+        files = {v["table"]: G.load(G.find(v["table"]))
                  for v in split if v["table"] is not None}
-        tables = [rollout_gammas(files[v["table"]] if v["table"] else raw, size, v["power"],
-                                 v["scale"]) for v in split]
+        split = [take_table_settings(v, files[v["table"]].settings) if v["table"] else v
+                 for v in split]
+        tables = [rollout_gammas(files[v["table"]].table if v["table"] else raw, size,
+                                 v["power"], v["scale"]) for v in split]
     except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2

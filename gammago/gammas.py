@@ -108,7 +108,11 @@ def settings_options(settings):
     for opt, (field, _parse) in ROLLOUT_SETTINGS.items():
         if field in settings:
             v = settings[field]
-            parts.append(f"{opt} {('on' if v else 'off') if isinstance(v, bool) else f'{v:g}'}")
+            if isinstance(v, bool):
+                v = "on" if v else "off"
+            elif isinstance(v, float):
+                v = format(v, ".10g")
+            parts.append(f"{opt} {v}")
     return " ".join(parts)
 
 

@@ -118,8 +118,9 @@ def settings_options(settings):
 
 def settings_comment(settings):
     """The comment (for save's comments) that records a table's rollout settings."""
-    parse_settings(settings_options(settings))       # refuses what load would refuse
-    return f"{SETTINGS_PREFIX} {settings_options(settings)}"
+    text = settings_options(settings)
+    parse_settings(text)                              # refuses what load would refuse
+    return f"{SETTINGS_PREFIX} {text}"
 
 
 class GammaFileError(ValueError):

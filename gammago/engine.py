@@ -98,6 +98,8 @@ class Engine:
         self.pondered = 0           # playouts of the last pondering
         self.interrupted = threading.Event()    # interrupt(): the move under way stops now
         self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
+        self._settings_aside = False # its settings line is for another board size than this
+        self._aside_told = set()     # ... the sizes the log has told so (at their first search)
         self.new_game(19, 7.5)
 
     def _use_net(self):
@@ -257,7 +259,8 @@ class Engine:
             if cfg.rollout_gammas:
                 loaded = self._rollout_file()
                 base, scale = loaded.table, cfg.rollout_scale or ""
-                table_settings = loaded.settings
+                table_settings = loaded.settings_on(size)
+                self._settings_aside = bool(loaded.settings and not table_settings)
             else:
                 base, scale = gammas.rollout_base(size), cfg.rollout_scale
             rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
@@ -284,9 +287,10 @@ class Engine:
                          if getattr(self.config, k) is None}
                 given = {k: getattr(self.config, k) for k in loaded.settings
                          if getattr(self.config, k) is not None}
+                n = loaded.settings_size
                 if taken:
-                    log.info("rollouts: %s's settings: %s", loaded.path,
-                             gammas.settings_options(taken))
+                    log.info("rollouts: %s's settings%s: %s", loaded.path,
+                             f" for {n}x{n}" if n else "", gammas.settings_options(taken))
                 if any(v != loaded.settings[k] for k, v in given.items()):
                     log.warning("rollouts: %s was trained for %s; playing with %s as given",
                                 loaded.path, gammas.settings_options(loaded.settings),
@@ -625,6 +629,13 @@ class Engine:
         """The position to search (the board, with c to move) and reuse the old subtree; avoid:
         the moves kept out of the search (analyze), a fresh tree when they change."""
         b = self.board
+        if self._settings_aside and b.size not in self._aside_told:
+            self._aside_told.add(b.size)
+            from gammago.gammas import settings_options
+            t = self._rollout_loaded
+            log.warning("rollouts: %s's settings (%s) are for %dx%d; on %dx%d the options and "
+                        "defaults hold", t.path, settings_options(t.settings), t.settings_size,
+                        t.settings_size, b.size, b.size)
         avoid = avoid_entries(avoid)
         if tuple(self.search.avoid[0]) != avoid:
             self.search.set_avoid(avoid)

@@ -14,15 +14,18 @@ or if a non-pattern feature is missing. Patterns not listed (merged as rare in t
 the gamma of their group's default (`pat3:default`, `pat12:default`).
 
 A rollout table (`gammago train-balance` writes them) may carry the rollout settings it was
-trained for, in a comment line that older readers skip:
+trained for, and the board size they were trained on, in a comment line that older readers
+skip:
 
-    # rollout-settings: --rollout-light-after 10 --rollout-tail-gammas on --rollout-tail-far 0.37
+    # rollout-settings for 19x19: --rollout-light-after 10 --rollout-tail-gammas on --rollout-tail-far 0.37
 
 The engine plays such a table (--rollout-gammas) with those settings where its own options
-leave them unset (gammago.config.rollout_settings_for); a line with another option or a bad
-value is refused like any other line.
+leave them unset (gammago.config.rollout_settings_for), on that board size (Gammas.settings_on;
+a line without ` for NxN` holds on every size); a line with another option, a bad value or a
+board that is not square from 5x5 to 19x19 is refused like any other line.
 """
 import math
+import re
 import os
 from pathlib import Path
 
@@ -44,7 +47,11 @@ DEFAULT_FILE = "gammas19.gamma"
 ROLLOUT_FILE = "rollout19.gamma"
 
 
-SETTINGS_PREFIX = "rollout-settings:"
+SETTINGS_PREFIX = "rollout-settings"
+# `rollout-settings: OPTIONS` or `rollout-settings for NxN: OPTIONS` (the board size the table
+# was trained on, where the settings hold; on another size the engine leaves them aside)
+_SETTINGS_LINE = re.compile(r"rollout-settings(?: for (\d+)x(\d+))?:(.*)")
+SETTINGS_SIZES = range(5, 20)
 # the options a settings line may carry: the engine option, its EngineConfig field and the
 # parser of its value (ValueError with the reason)
 
@@ -116,11 +123,32 @@ def settings_options(settings):
     return " ".join(parts)
 
 
-def settings_comment(settings):
-    """The comment (for save's comments) that records a table's rollout settings."""
+def settings_comment(settings, size=None):
+    """The comment (for save's comments) that records a table's rollout settings, and the board
+    size they were trained for when size is given."""
     text = settings_options(settings)
     parse_settings(text)                              # refuses what load would refuse
-    return f"{SETTINGS_PREFIX} {text}"
+    if size is None:
+        return f"{SETTINGS_PREFIX}: {text}"
+    if size not in SETTINGS_SIZES:
+        raise ValueError(f"rollout settings: no board size {size!r}")
+    return f"{SETTINGS_PREFIX} for {size}x{size}: {text}"
+
+
+def parse_settings_line(comment):
+    """(settings, size) of a comment that starts with SETTINGS_PREFIX (size None when the line
+    names none). ValueError says what is wrong."""
+    m = _SETTINGS_LINE.fullmatch(comment)
+    if m is None:
+        raise ValueError(f"not '{SETTINGS_PREFIX}: OPTIONS' or "
+                         f"'{SETTINGS_PREFIX} for NxN: OPTIONS'")
+    size = None
+    if m.group(1) is not None:
+        size = int(m.group(1))
+        if m.group(1) != m.group(2) or size not in SETTINGS_SIZES:
+            raise ValueError(f"rollout settings: {m.group(1)}x{m.group(2)} is not a square board "
+                             f"from 5x5 to 19x19")
+    return parse_settings(m.group(3)), size
 
 
 class GammaFileError(ValueError):
@@ -153,16 +181,25 @@ class Gammas:
     """A gamma table: .table is float64[N_FEATURES] (absent ids 1.0, unlisted patterns the
     default's gamma), ready for features.evaluate_game and the rollouts."""
 
-    def __init__(self, table, path=None, comments=(), listed=None, settings=None):
+    def __init__(self, table, path=None, comments=(), listed=None, settings=None,
+                 settings_size=None):
         self.table = np.ascontiguousarray(table, dtype=np.float64)
         self.path = path
         self.comments = list(comments)
         self.listed = listed          # bool mask of ids written in the file
         self.settings = dict(settings or {})  # the rollout settings it was trained for
                                               # (parse_settings; {} when it names none)
+        self.settings_size = settings_size    # the board size they hold for (None: any)
 
     def __repr__(self):
         return f"Gammas({self.path or 'in memory'}, {int(self.listed.sum()) if self.listed is not None else '?'} listed)"
+
+    def settings_on(self, size):
+        """The rollout settings that hold on a board size: {} where the settings line names
+        another size (size None: whatever the line names)."""
+        if size is not None and self.settings_size not in (None, size):
+            return {}
+        return self.settings
 
     def strength(self, ids):
         """Product of the gammas of each row of global ids (shape (..., N_GROUPS))."""
@@ -219,7 +256,7 @@ def load(path):
     table = np.ones(F.N_FEATURES, dtype=np.float64)
     listed = np.zeros(F.N_FEATURES, dtype=bool)
     comments = []
-    settings = None
+    settings = settings_size = None
     for n, line in enumerate(lines[1:], start=2):
         s = line.strip()
         if not s:
@@ -227,11 +264,11 @@ def load(path):
         if s.startswith("#"):
             c = s[1:].strip()
             comments.append(c)
-            if c.startswith(SETTINGS_PREFIX):
+            if c.startswith((SETTINGS_PREFIX + ":", SETTINGS_PREFIX + " for ")):
                 if settings is not None:
                     raise GammaFileError(path, f"line {n}: a second {SETTINGS_PREFIX} line")
                 try:
-                    settings = parse_settings(c[len(SETTINGS_PREFIX):])
+                    settings, settings_size = parse_settings_line(c)
                 except ValueError as e:
                     raise GammaFileError(path, f"line {n}: {e}") from None
             continue
@@ -264,7 +301,8 @@ def load(path):
         for i in range(base + 1, base + F.GROUP_SIZES[g]):
             if not listed[i]:
                 raise GammaFileError(path, f"no gamma for {F.level_name(i)}")
-    return Gammas(table, path=path, comments=comments, listed=listed, settings=settings)
+    return Gammas(table, path=path, comments=comments, listed=listed, settings=settings,
+                  settings_size=settings_size)
 
 
 def default_path(size=19):

@@ -634,7 +634,7 @@ def main(args):
             f", for {args.light_after} gamma moves and the light tail" if args.light_after
             else ", gammas to the end") + "; the engine plays it with the settings below "
         "where its options leave them unset",
-        G.settings_comment(settings),
+        G.settings_comment(settings, args.size),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),
         f"start: {base_name}",
         f"data: {len(games)} {args.size}x{args.size} games, {len(tr)} training / {len(te)} "

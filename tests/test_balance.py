@@ -262,6 +262,7 @@ def test_train_balance_end_to_end(tmp_path):
     assert r3.returncode == 0, r3.stderr
     assert G.load(out).settings == {"rollout_light_after": 3, "rollout_tail_gammas": True,
                                     "rollout_tail_far": 1.0}
+    assert G.load(out).settings_size == 9
     e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
     assert e.search.light_after == 3 and "gammas" in e.search.tail_rules

@@ -30,7 +30,26 @@ def test_settings_line_round_trip(tmp_path):
     assert off.settings == {"rollout_tail_gammas": False}
 
 
+def test_settings_line_names_its_board_size(tmp_path):
+    settings = {"rollout_light_after": 5, "rollout_tail_gammas": True}
+    line = G.settings_comment(settings, 9)
+    assert line == "rollout-settings for 9x9: --rollout-light-after 5 --rollout-tail-gammas on"
+    g = G.load(_table_with(tmp_path, line))
+    assert (g.settings, g.settings_size) == (settings, 9)
+    assert g.settings_on(9) == settings and g.settings_on(19) == {}
+    assert g.settings_on(None) == settings
+    plain = G.load(_table_with(tmp_path, G.settings_comment(settings)))
+    assert plain.settings_size is None and plain.settings_on(13) == settings
+    with pytest.raises(ValueError, match="no board size"):
+        G.settings_comment(settings, 4)
+    # the shipped 9x9 table says its size
+    assert G.load(G.find("rollout9-tail-balanced.gamma")).settings_size == 9
+
+
 @pytest.mark.parametrize("line, says", [
+    ("rollout-settings for 9x13: --rollout-light-after 5", "9x13 is not a square board"),
+    ("rollout-settings for 21x21: --rollout-light-after 5", "21x21 is not a square board"),
+    ("rollout-settings for nine: --rollout-light-after 5", "not 'rollout-settings: OPTIONS'"),
     ("rollout-settings: --rollout-power 2", "'--rollout-power' is not one of"),
     ("rollout-settings: --rollout-light-after", "every option needs one value"),
     ("rollout-settings: --rollout-light-after -1", "--rollout-light-after must be a whole number"),
@@ -51,7 +70,7 @@ def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):
 def test_two_settings_lines_are_refused(tmp_path):
     path = _table_with(tmp_path, "rollout-settings: --rollout-light-after 3",
                        "rollout-settings: --rollout-tail-gammas on")
-    with pytest.raises(G.GammaFileError, match="line 3: a second rollout-settings: line"):
+    with pytest.raises(G.GammaFileError, match="line 3: a second rollout-settings line"):
         G.load(path)
 
 
@@ -110,3 +129,25 @@ def test_gtp_options_left_unset_are_none():
     cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-gammas", "off",
                                                "--rollout-tail-far", "1"]))
     assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (False, 1.0)
+
+
+def test_engine_leaves_a_table_for_another_size_aside(tmp_path, caplog):
+    path = _table_with(tmp_path, G.settings_comment(
+        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.5}, 9))
+    with caplog.at_level(logging.INFO, logger="gammago"):
+        e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path)))
+        e.new_game(9, 7.0)
+        assert (e.search.light_after, e.search.tail_far_scale) == (3, 0.5)
+        assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert e.genmove("b") not in ("resign", "pass")
+        assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+        e.new_game(13, 7.5)
+        e.genmove("b")
+        e.new_game(13, 7.5)
+        e.genmove("b")
+    s = e.search
+    assert (s.light_after, s.tail_far_scale) == (10, 1.0) and "gammas" not in s.tail_rules
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1 and "are for 9x9; on 13x13 the options and defaults hold" in warned[0]
+    e.new_game(9, 7.0)
+    assert (e.search.light_after, e.search.tail_far_scale) == (3, 0.5)

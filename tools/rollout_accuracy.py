@@ -18,8 +18,9 @@ rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, onc
 taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
 and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
-by the variant's own scale parts, with the settings its `rollout-settings:` line names where
-the variant has no `light=`, `gammas=` or `far=` part, as the engine plays it). The base is the
+by the variant's own scale parts, with the settings its `rollout-settings` line names where
+the variant has no `light=`, `gammas=` or `far=` part, as the engine plays it; a line for
+another board size than `--size` is left aside). The base is the
 engine's default for
 `--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
 
@@ -136,7 +137,7 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
 
 
 def take_table_settings(variant, settings):
-    """A variant of split_variant with the settings of its table's `rollout-settings:` line
+    """A variant of split_variant with the settings of its table's `rollout-settings` line
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
     --rollout-gammas table: light= for --rollout-light-after, gammas= for
     --rollout-tail-gammas, far= for --rollout-tail-far."""
@@ -247,8 +248,8 @@ def main(argv=None):
         split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
         files = {v["table"]: G.load(G.find(v["table"]))
                  for v in split if v["table"] is not None}
-        split = [take_table_settings(v, files[v["table"]].settings) if v["table"] else v
-                 for v in split]
+        split = [take_table_settings(v, files[v["table"]].settings_on(args.size or None))
+                 if v["table"] else v for v in split]
         tables = [rollout_gammas(files[v["table"]].table if v["table"] else raw, size,
                                  v["power"], v["scale"]) for v in split]
     except (ValueError, OSError, EOFError) as e:

@@ -98,8 +98,7 @@ class Engine:
         self.pondered = 0           # playouts of the last pondering
         self.interrupted = threading.Event()    # interrupt(): the move under way stops now
         self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
-        self._settings_aside = False # its settings line is for another board size than this
-        self._aside_told = set()     # ... the sizes the log has told so (at their first search)
+        self._aside_told = set()     # board sizes its settings line is not for, told in the log
         self.new_game(19, 7.5)
 
     def _use_net(self):
@@ -260,7 +259,6 @@ class Engine:
                 loaded = self._rollout_file()
                 base, scale = loaded.table, cfg.rollout_scale or ""
                 table_settings = loaded.settings_on(size)
-                self._settings_aside = bool(loaded.settings and not table_settings)
             else:
                 base, scale = gammas.rollout_base(size), cfg.rollout_scale
             rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
@@ -629,10 +627,11 @@ class Engine:
         """The position to search (the board, with c to move) and reuse the old subtree; avoid:
         the moves kept out of the search (analyze), a fresh tree when they change."""
         b = self.board
-        if self._settings_aside and b.size not in self._aside_told:
+        t = self._rollout_loaded
+        if t is not None and t.settings and not t.settings_on(b.size) and \
+                b.size not in self._aside_told:
             self._aside_told.add(b.size)
             from gammago.gammas import settings_options
-            t = self._rollout_loaded
             log.warning("rollouts: %s's settings (%s) are for %dx%d; on %dx%d the options and "
                         "defaults hold", t.path, settings_options(t.settings), t.settings_size,
                         t.settings_size, b.size, b.size)

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from gammago import features as F
+from gammago.board import SIZES
 from gammago import find_shipped, shipped_dir
 
 MAGIC = "gammago-gammas"
@@ -51,7 +52,6 @@ SETTINGS_PREFIX = "rollout-settings"
 # `rollout-settings: OPTIONS` or `rollout-settings for NxN: OPTIONS` (the board size the table
 # was trained on, where the settings hold; on another size the engine leaves them aside)
 _SETTINGS_LINE = re.compile(r"rollout-settings(?: for (\d+)x(\d+))?:(.*)")
-SETTINGS_SIZES = range(5, 20)
 # the options a settings line may carry: the engine option, its EngineConfig field and the
 # parser of its value (ValueError with the reason)
 
@@ -130,7 +130,7 @@ def settings_comment(settings, size=None):
     parse_settings(text)                              # refuses what load would refuse
     if size is None:
         return f"{SETTINGS_PREFIX}: {text}"
-    if size not in SETTINGS_SIZES:
+    if size not in SIZES:
         raise ValueError(f"rollout settings: no board size {size!r}")
     return f"{SETTINGS_PREFIX} for {size}x{size}: {text}"
 
@@ -145,7 +145,7 @@ def parse_settings_line(comment):
     size = None
     if m.group(1) is not None:
         size = int(m.group(1))
-        if m.group(1) != m.group(2) or size not in SETTINGS_SIZES:
+        if m.group(1) != m.group(2) or size not in SIZES:
             raise ValueError(f"rollout settings: {m.group(1)}x{m.group(2)} is not a square board "
                              f"from 5x5 to 19x19")
     return parse_settings(m.group(3)), size

@@ -47,6 +47,7 @@ import threading
 import time
 
 from gammago import cluster
+from gammago.board import SIZES
 from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, engine_identity,
                                  expand_command, wrong_build)
 from gammago.match_record import MatchConfig, format_table, read_record, summarize, write_record
@@ -216,7 +217,7 @@ def config_from_args(args):
         raise ValueError("--resume needs --json FILE (the record to continue)")
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, not {args.games}")
-    if not 5 <= args.size <= 19:
+    if args.size not in SIZES:
         raise ValueError(f"--size must be 5 to 19, not {args.size}")
     if args.parallel < 1:
         raise ValueError(f"--parallel must be >= 1, not {args.parallel}")

@@ -784,6 +784,7 @@ cdef int board_check_consistency(const board_t* b, char* msg, int msglen) noexce
 # Python layer: vertices, colours and the Board class
 # =============================================================================================
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
+SIZES = range(MIN_SIZE, MAX_SIZE + 1)    # the board sizes a Board takes
 _REASONS = {MOVE_OCCUPIED: "occupied", MOVE_SUICIDE: "suicide", MOVE_KO: "ko",
             MOVE_SUPERKO: "superko", MOVE_OFFBOARD: "off the board"}
 

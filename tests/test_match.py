@@ -367,5 +367,13 @@ def test_speed_vs_build_tool(capsys, tmp_path):
     assert "9x9, 300 playouts a genmove" in out and out.count("position 2:") == 2
     assert set(medians) == {ROOT} and len(medians[ROOT]) == len(tool.POSITIONS[9])
     assert all(t > 0 for t in medians[ROOT])
+    # a variant: the same build timed with more options too, a row of its own
+    medians = tool.main([ROOT, "--playouts", "300", "--reps", "1",
+                         "--variant", "--rollout-light-after 1"])
+    out = capsys.readouterr().out
+    assert set(medians) == {ROOT, f"{ROOT} --rollout-light-after 1"}
+    assert f"{ROOT} --rollout-light-after 1: position 1:" in out
+    with pytest.raises(SystemExit):                    # options the engine refuses: said
+        tool.main([ROOT, "--playouts", "300", "--reps", "1", "--variant", "--rollout-power -1"])
     with pytest.raises(SystemExit):
         tool.main([str(tmp_path)])                     # not a checkout: refused

@@ -8,8 +8,12 @@ B s"), so start-up is left out. The builds alternate, so a change in the machine
 all of them; the summary gives each build's median search time per position and its ratio to
 the first build's.
 
+With --variant OPTIONS (repeatable), each build is also timed with those engine options, in the
+same rounds: the cost of a configuration against the default, one build or several.
+
     python tools/speed_vs_build.py /tmp/base .           # the current checkout against /tmp/base
     python tools/speed_vs_build.py /tmp/base . --size 19 --playouts 8000 --reps 5
+    python tools/speed_vs_build.py . --variant "--rollout-tail-gammas on"
 """
 import argparse
 import os
@@ -44,7 +48,7 @@ def search_time(build, size, moves, playouts, seed, extra):
     r = subprocess.run(["sh", "-c", cmd], input="\n".join(gtp) + "\n", capture_output=True,
                        text=True, timeout=600)
     if r.returncode != 0 or "? " in r.stdout:
-        raise SystemExit(f"{build}: the engine failed (exit {r.returncode}):\n"
+        raise SystemExit(f"{build} {extra}".strip() + f": the engine failed (exit {r.returncode}):\n"
                          f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
     found = LOG_TIME.findall(r.stderr)
     if not found:
@@ -62,28 +66,36 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=5, help="repetitions (seeds 1..REPS)")
     ap.add_argument("--engine-args", default="",
                     help="more options for every engine (not --quiet: the search time is read from the log)")
+    ap.add_argument("--variant", action="append", default=[], metavar="OPTIONS",
+                    help="engine options to time as well, on every build, beside the builds "
+                         "without them (repeatable)")
     a = ap.parse_args(argv)
     for d in a.builds:
         if not os.path.isdir(os.path.join(d, "gammago")):
             ap.error(f"{d}: not a gammago checkout (no gammago/ in it)")
     playouts = a.playouts or (60000 if a.size < 13 else 10000)
     positions = POSITIONS[a.size]
-    times = {(d, i): [] for d in a.builds for i in range(len(positions))}
-    jobs = [(rep, i, d) for rep in range(1, a.reps + 1) for i in range(len(positions))
-            for d in a.builds]
-    for rep, i, d in tqdm(jobs, desc="genmoves", unit="move"):
-        t, n = search_time(d, a.size, positions[i], playouts, rep, a.engine_args)
+    # what is timed: each build as it is, then with each variant; rows are named by the build,
+    # and the variant's options after it
+    runs = [(f"{d} {v}".strip(), d, f"{a.engine_args} {v}".strip())
+            for d in a.builds for v in [""] + a.variant]
+    times = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
+    jobs = [(rep, i, run) for rep in range(1, a.reps + 1) for i in range(len(positions))
+            for run in runs]
+    for rep, i, (r, build, extra) in tqdm(jobs, desc="genmoves", unit="move"):
+        t, n = search_time(build, a.size, positions[i], playouts, rep, extra)
         if n != playouts:
-            raise SystemExit(f"{d}: searched {n} playouts, not {playouts}")
-        times[d, i].append(t)
+            raise SystemExit(f"{r}: searched {n} playouts, not {playouts}")
+        times[r, i].append(t)
     print(f"{a.size}x{a.size}, {playouts} playouts a genmove, 1 thread, {a.reps} repetitions; "
-          "median search seconds (ratio to the first build)")
-    medians = {d: [statistics.median(times[d, i]) for i in range(len(positions))]
-               for d in a.builds}
-    for d in a.builds:
-        print(f"  {d}: " + "; ".join(
-            f"position {i + 1}: {m:.3f} s ({m / medians[a.builds[0]][i]:.3f})"
-            for i, m in enumerate(medians[d])))
+          "median search seconds (ratio to the first row)")
+    medians = {r: [statistics.median(times[r, i]) for i in range(len(positions))]
+               for r, _, _ in runs}
+    first = runs[0][0]
+    for r, _, _ in runs:
+        print(f"  {r}: " + "; ".join(
+            f"position {i + 1}: {m:.3f} s ({m / medians[first][i]:.3f})"
+            for i, m in enumerate(medians[r])))
     return medians
 
 

@@ -147,7 +147,7 @@ def parse_settings_line(comment):
         size = int(m.group(1))
         if m.group(1) != m.group(2) or size not in SIZES:
             raise ValueError(f"rollout settings: {m.group(1)}x{m.group(2)} is not a square board "
-                             f"from 5x5 to 19x19")
+                             f"from {SIZES[0]}x{SIZES[0]} to {SIZES[-1]}x{SIZES[-1]}")
     return parse_settings(m.group(3)), size
 
 

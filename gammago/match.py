@@ -218,7 +218,7 @@ def config_from_args(args):
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, not {args.games}")
     if args.size not in SIZES:
-        raise ValueError(f"--size must be 5 to 19, not {args.size}")
+        raise ValueError(f"--size must be {SIZES[0]} to {SIZES[-1]}, not {args.size}")
     if args.parallel < 1:
         raise ValueError(f"--parallel must be >= 1, not {args.parallel}")
     if args.handicap:

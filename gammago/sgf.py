@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from sgfmill import sgf as sgfmill_sgf
 from sgfmill import sgf_grammar
 
-from gammago.board import Board, format_vertex
+from gammago.board import SIZES, Board, format_vertex
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".txz")
 
@@ -172,8 +172,8 @@ def parse_game(name, data, setup_in_game=False):
         size = g.get_size()
     except ValueError as e:
         raise SgfError(name, f"bad SZ: {e}") from None
-    if size < 5 or size > 19:
-        raise SgfError(name, f"board size {size} is not supported (5 to 19)")
+    if size not in SIZES:
+        raise SgfError(name, f"board size {size} is not supported ({SIZES[0]} to {SIZES[-1]})")
     root = g.get_root()
     try:
         komi = g.get_komi()

@@ -193,6 +193,14 @@ def test_a_move_superko_forbids_loads_as_gnu_go_loads_it(gnugo_path, tmp_path):
         sgf.parse_game("occupied.sgf", path.read_bytes()).position()
 
 
+def test_a_board_size_the_board_does_not_take_is_named():
+    for size in (4, 21):
+        with pytest.raises(sgf.SgfError,
+                           match=rf"big\.sgf: board size {size} is not supported \(5 to 19\)"):
+            sgf.parse_game("big.sgf", f"(;SZ[{size}];B[aa])".encode())
+    assert sgf.parse_game("five.sgf", b"(;SZ[5];B[aa])").size == 5
+
+
 def test_bad_setup_stones_are_named():
     """A setup point that cannot be read, at the root or in a later node, and setup stones that
     leave a string without liberties, are refused with the record's name and what is wrong."""

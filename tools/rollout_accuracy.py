@@ -55,6 +55,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -66,7 +67,7 @@ from gammago import sgf  # noqa: E402
 from gammago import tail as T  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
                             rollout_gammas, rollout_light_after_for, rollout_scale_for,
-                            rollout_tail_for)
+                            rollout_settings_for, rollout_tail_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -136,21 +137,20 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     return dict(values, scale=",".join(parts), tail=tail, given=given)
 
 
-def take_table_settings(variant, settings):
+def take_table_settings(variant, settings, size):
     """A variant of split_variant with the settings of its table's `rollout-settings` line
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
-    --rollout-gammas table: light= for --rollout-light-after, gammas= for
+    --rollout-gammas table on a board of `size` (gammago.config.rollout_settings_for, with the
+    variant's parts as the options given): light= for --rollout-light-after, gammas= for
     --rollout-tail-gammas, far= for --rollout-tail-far."""
-    v = dict(variant)
-    given = v["given"]
-    if "light" not in given and "rollout_light_after" in settings:
-        v["light"] = settings["rollout_light_after"]
-    if "gammas" not in given and "rollout_tail_gammas" in settings:
-        bit = T.RULES["gammas"]
-        v["tail"] = v["tail"] | bit if settings["rollout_tail_gammas"] else v["tail"] & ~bit
-    if "far" not in given and "rollout_tail_far" in settings:
-        v["far"] = settings["rollout_tail_far"]
-    return v
+    given, bit = variant["given"], T.RULES["gammas"]
+    own = SimpleNamespace(
+        rollout_light_after=variant["light"] if "light" in given else None,
+        rollout_tail_gammas=bool(variant["tail"] & bit) if "gammas" in given else None,
+        rollout_tail_far=variant["far"] if "far" in given else None)
+    s = rollout_settings_for(size, own, settings)
+    tail = variant["tail"] | bit if s["rollout_tail_gammas"] else variant["tail"] & ~bit
+    return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
 
 
 def labelled_positions(games, known, others=()):
@@ -244,11 +244,12 @@ def main(argv=None):
     try:
         size = args.size or 19
         raw = G.rollout_base(size)
-        light = rollout_light_after_for(args.size) if args.size else ROLLOUT_LIGHT_AFTER
-        split = [split_variant(s, light, rollout_tail_for(args.size or 9)) for s in specs]
+        rules = args.size or 9                  # the size whose rollout rules hold without --size
+        split = [split_variant(s, rollout_light_after_for(rules), rollout_tail_for(rules))
+                 for s in specs]
         files = {v["table"]: G.load(G.find(v["table"]))
                  for v in split if v["table"] is not None}
-        split = [take_table_settings(v, files[v["table"]].settings_on(args.size or None))
+        split = [take_table_settings(v, files[v["table"]].settings_on(args.size or None), rules)
                  if v["table"] else v for v in split]
         tables = [rollout_gammas(files[v["table"]].table if v["table"] else raw, size,
                                  v["power"], v["scale"]) for v in split]

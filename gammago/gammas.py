@@ -53,17 +53,14 @@ SETTINGS_PREFIX = "rollout-settings"
 # was trained on, where the settings hold; on another size the engine leaves them aside)
 _SETTINGS_LINE = re.compile(r"rollout-settings(?: for (\d+)x(\d+))?:(.*)")
 # the options a settings line may carry: the engine option, its EngineConfig field and the
-# parser of its value (ValueError with the reason)
+# reader of its value's type (ValueError with the reason); the bounds are EngineConfig.validate's
 
 
-def _light_after(v):
+def _whole(v):
     try:
-        n = int(v)
+        return int(v)
     except ValueError:
-        n = -1
-    if n < 0:
-        raise ValueError(f"must be a whole number >= 0, not {v!r}")
-    return n
+        raise ValueError(f"must be a whole number, not {v!r}") from None
 
 
 def _on_off(v):
@@ -72,24 +69,23 @@ def _on_off(v):
     return v == "on"
 
 
-def _far(v):
+def _number(v):
     try:
-        x = float(v)
+        return float(v)
     except ValueError:
-        x = 0.0
-    if not 0 < x < float("inf"):
-        raise ValueError(f"must be a finite number > 0, not {v!r}")
-    return x
+        raise ValueError(f"must be a number, not {v!r}") from None
 
 
-ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _light_after),
+ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole),
                     "--rollout-tail-gammas": ("rollout_tail_gammas", _on_off),
-                    "--rollout-tail-far": ("rollout_tail_far", _far)}
+                    "--rollout-tail-far": ("rollout_tail_far", _number)}
 
 
 def parse_settings(text):
     """The settings of a `rollout-settings:` line's text (after the prefix): {EngineConfig
-    field: value}. ValueError names the option or value it cannot take."""
+    field: value}. ValueError names the option or value it cannot take: a value out of the
+    option's bounds as the engine's own check (EngineConfig.validate) words it."""
+    from gammago.config import EngineConfig
     words = text.split()
     if len(words) % 2:
         raise ValueError(f"rollout settings {text.strip()!r}: every option needs one value")
@@ -105,6 +101,10 @@ def parse_settings(text):
             out[field] = parse(value)
         except ValueError as e:
             raise ValueError(f"rollout settings: {opt} {e}") from None
+    try:
+        EngineConfig(**out).validate()
+    except ValueError as e:
+        raise ValueError(f"rollout settings: {e}") from None
     return out
 
 

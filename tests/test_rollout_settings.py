@@ -52,12 +52,13 @@ def test_settings_line_names_its_board_size(tmp_path):
     ("rollout-settings for nine: --rollout-light-after 5", "not 'rollout-settings: OPTIONS'"),
     ("rollout-settings: --rollout-power 2", "'--rollout-power' is not one of"),
     ("rollout-settings: --rollout-light-after", "every option needs one value"),
-    ("rollout-settings: --rollout-light-after -1", "--rollout-light-after must be a whole number"),
+    ("rollout-settings: --rollout-light-after -1", "--rollout-light-after must be >= 0, not -1"),
     ("rollout-settings: --rollout-light-after 2.5", "--rollout-light-after must be a whole number"),
     ("rollout-settings: --rollout-tail-gammas yes", "--rollout-tail-gammas must be on or off"),
     ("rollout-settings: --rollout-tail-far 0", "--rollout-tail-far must be a finite number > 0"),
     ("rollout-settings: --rollout-tail-far inf", "--rollout-tail-far must be a finite number > 0"),
-    ("rollout-settings: --rollout-tail-far x", "--rollout-tail-far must be a finite number > 0"),
+    ("rollout-settings: --rollout-tail-far x", "--rollout-tail-far must be a number, not 'x'"),
+    ("rollout-settings: --rollout-tail-far nan", "--rollout-tail-far must be a finite number > 0"),
     ("rollout-settings: --rollout-tail-far 0.5 --rollout-tail-far 0.6", "given twice"),
 ])
 def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):

@@ -13,6 +13,7 @@ Every tunable is a named constant below or in gammago/config.py (EngineConfig: o
 command-line flag each). The search is pyx/tree.pyx's Search, or net-root's RootSearch
 (gammago/root_search.py); both meet gammago.search.SearchProtocol.
 """
+import contextlib
 import logging
 import math
 import threading
@@ -549,26 +550,35 @@ class Engine:
         a search of `seconds` on the rollouts-only tree with `color` to move. The tree gathers
         it only with a criticality weight > 0: with --crit 0 (the default from 13x13 up) it
         searches with CRIT_PROBE, which leaves the widening order the rating order but for ties."""
-        self.ponder_stop()
         c = parse_color(color)
         b = self.board.copy()
         b.to_move = c
-        search = self._tree_search
-        if search.avoid[0]:
-            search.set_avoid(())       # an analysis's avoided moves are not this search's
-        search.set_root(b, None)
-        if search is self.search:
-            self._tree_moves = None
-        kept = dict(search.params)
-        if kept["crit"] <= 0:
-            search.configure(crit=CRIT_PROBE)
-        try:
+        with self._side_search(b) as search:
+            if search.params["crit"] <= 0:
+                search.configure(crit=CRIT_PROBE)
             search.run(self.config.threads, 0, float(seconds), False, self.config.seed)
-        finally:
-            search.configure(**kept)
         crit = search.criticality()
         search.clear()
         return crit
+
+    @contextlib.contextmanager
+    def _side_search(self, board):
+        """The rollouts-only tree (tree.Search) at `board` for a search that plays no move
+        (criticality, the status of the stones): pondering stopped, an analysis's avoided moves
+        and the tree a move kept for reuse let go; the search's parameters, as the body may
+        configure them, restored when it ends."""
+        self.ponder_stop()
+        search = self._tree_search
+        if search.avoid[0]:
+            search.set_avoid(())       # an analysis's avoided moves are not this search's
+        search.set_root(board, None)
+        if search is self.search:
+            self._tree_moves = None
+        kept = dict(search.params)
+        try:
+            yield search
+        finally:
+            search.configure(**kept)
 
     def _decide(self, color, cleanup=False, allow_resign=True, emit=None, interval_s=1.0,
                 spend_clock=True, avoid=()):
@@ -803,26 +813,16 @@ class Engine:
     def _status_owner(self):
         """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position,
         always on the rollouts-only tree (tree.Search), also when the net-root search plays."""
-        self.ponder_stop()
         b = self.board
         n = STATUS_PLAYOUTS.get(b.size, 2000)
-        search = self._tree_search
-        if search.avoid[0]:
-            search.set_avoid(())       # an analysis's avoided moves are not this search's
-        search.set_root(b, None)
-        if search is self.search:
-            self._tree_moves = None
         # Nobody may pass before the rollout: after an opponent pass, passing can win as the
         # board stands, and a playout ended by two passes leaves dead stones on the board. So
         # the root may not pass, and no node below it is expanded (flat Monte-Carlo on the
         # root's moves; rollouts play on until no move is left, the mercy rule off: a playout
         # that ends early leaves its owners unsettled).
-        kept = dict(search.params)
-        search.configure(expand_visits=1 << 30, mercy=0)
-        try:
+        with self._side_search(b) as search:
+            search.configure(expand_visits=1 << 30, mercy=0)
             search.run(self.config.threads, n, 0, True, self.config.seed)
-        finally:
-            search.configure(**kept)
         owner = search.ownership()
         search.clear()
         return owner

@@ -14,6 +14,10 @@ same rounds: the cost of a configuration against the default, one build or sever
     python tools/speed_vs_build.py /tmp/base .           # the current checkout against /tmp/base
     python tools/speed_vs_build.py /tmp/base . --size 19 --playouts 8000 --reps 5
     python tools/speed_vs_build.py . --variant "--rollout-tail-gammas on"
+    python tools/speed_vs_build.py . .                   # the same build twice: the noise
+
+A row given twice (a build, or a build with the same options) is timed apart, its second turn
+named "DIR (#2)".
 """
 import argparse
 import os
@@ -76,9 +80,16 @@ def main(argv=None):
     playouts = a.playouts or (60000 if a.size < 13 else 10000)
     positions = POSITIONS[a.size]
     # what is timed: each build as it is, then with each variant; rows are named by the build,
-    # and the variant's options after it
-    runs = [(f"{d} {v}".strip(), d, f"{a.engine_args} {v}".strip())
-            for d in a.builds for v in [""] + a.variant]
+    # and the variant's options after it; a row given again (the same build twice, to see the
+    # machine's noise) is timed apart, named with its turn: "DIR (#2)"
+    runs, named = [], {}
+    for d in a.builds:
+        for v in [""] + a.variant:
+            name = f"{d} {v}".strip()
+            named[name] = named.get(name, 0) + 1
+            if named[name] > 1:
+                name += f" (#{named[name]})"
+            runs.append((name, d, f"{a.engine_args} {v}".strip()))
     times = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
     jobs = [(rep, i, run) for rep in range(1, a.reps + 1) for i in range(len(positions))
             for run in runs]

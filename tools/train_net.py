@@ -14,7 +14,9 @@ calls), so a model and the engine see positions identically.
 
 Steps: (1) sample games from the SGF archives, a few positions per game so that no game's result
 dominates the value targets; games are split train / held-out by a hash of their name (a held-out
-game whose moves repeat a training game's is named and left out);
+game whose moves repeat a training game's is named and left out); the name is the path as given
+(`DATA/archive.tar.gz:member`, `DATA/dir/game.sgf`), so the same split needs `--data` written the
+same way (the models' cards give the commands);
 (2) train a fully convolutional residual net (policy: softmax over points + pass; value: tanh
 through global pooling), each position under a random one of the 8 symmetries, for a bounded
 wall time with a cosine learning-rate schedule over that time; (3) score the held-out positions

@@ -416,6 +416,29 @@ def test_shipped_tail_balanced_table():
     assert move.startswith("=") and move[2:] not in ("pass", "resign", ""), r.stdout
 
 
+def test_shipped_19x19_fitted_table():
+    """patterns/rollout19-tail-fitted.gamma: a train-balance table fitted with the gamma tail's
+    far factor on 19x19; --rollout-gammas alone plays it as it was fitted on 19x19, and leaves
+    its settings aside on 9x9."""
+    path = os.path.join(ROOT, "patterns", "rollout19-tail-fitted.gamma")
+    g = G.load(path)
+    assert g.settings == {"rollout_light_after": 10, "rollout_tail_gammas": True,
+                          "rollout_tail_far": 0.3717} and g.settings_size == 19
+    assert any("--fit-tail-far" in c for c in g.comments)
+    base = rollout_gammas(G.rollout_base(19), 19)
+    moved = np.abs(np.log(g.table[base > 0] / base[base > 0]))
+    assert moved.max() > 0.3                                # balanced, not the start table
+    e = Engine(EngineConfig(mode="rollouts", playouts=50,
+                            rollout_gammas="rollout19-tail-fitted.gamma"))
+    e.new_game(19, 7.5)
+    assert e.genmove("b") not in ("resign", "pass")
+    assert (e.search.light_after, e.search.tail_far_scale) == (10, 0.3717)
+    assert "gammas" in e.search.tail_rules
+    e.new_game(9, 7.0)
+    e.genmove("b")
+    assert e.search.tail_far_scale == 1.0 and "gammas" not in e.search.tail_rules
+
+
 def test_rollout_gammas_finds_a_shipped_table_by_name(tmp_path):
     """--rollout-gammas patterns/NAME (or NAME) works from any directory: the shipped table;
     a name that is neither there nor shipped is refused with that name."""

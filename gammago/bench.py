@@ -54,11 +54,11 @@ def gamma_figures(runs, quick, seed, gammas=None):
     """Gamma playouts/s from the empty board with the engine's rollout table (the shipped
     gammas as engine.rollout_gammas scales them; `gammas`: another table), one thread, beside
     light playouts timed in alternation with them; {'gamma_error': why} when no gammas load.
-    Where the engine's rollouts go light after some moves on a size (rollout_light_after_for),
-    those rollouts are timed in the same rounds too: rollout_playouts_per_s_SIZE and their ratio
-    to the gamma playouts."""
+    The engine's rollouts at its defaults (config.rollout_plan: the gamma moves, then the light
+    tail with its rules for the size) are timed in the same rounds too:
+    rollout_playouts_per_s_SIZE and their ratio to the gamma playouts."""
     from gammago import rollout
-    from gammago.config import rollout_gammas, rollout_light_after_for
+    from gammago.config import rollout_gammas, rollout_plan
     from gammago.gammas import rollout_base
     try:
         tables = {size: rollout_gammas(rollout_base(size), size)
@@ -68,8 +68,7 @@ def gamma_figures(runs, quick, seed, gammas=None):
     out = {}
     for size, n in GAMMA_PLAYOUTS.items():
         policy = rollout.GammaPolicy(tables[size])
-        light_after = rollout_light_after_for(size)
-        engine = rollout.GammaPolicy(tables[size], light_after=light_after) if light_after else None
+        engine = rollout.GammaPolicy(tables[size], **rollout_plan(size))
         n = max(50, n // 10) if quick else n
         nl = n * 5
         rates, move_rates, ratios, engine_rates = [], [], [], []
@@ -79,16 +78,14 @@ def gamma_figures(runs, quick, seed, gammas=None):
             rates.append(n / t)
             move_rates.append(moves / t)
             ratios.append((n / t) / (nl / tl))
-            if engine is not None:
-                te, _ = rollout.bench_gamma(size, n, seed + i, engine)
-                engine_rates.append(n / te)
+            te, _ = rollout.bench_gamma(size, n, seed + i, engine)
+            engine_rates.append(n / te)
         out[f"gamma_playouts_per_s_{size}"] = round(statistics.median(rates), 1)
         out[f"gamma_moves_per_s_{size}"] = round(statistics.median(move_rates), 1)
         out[f"gamma_vs_light_{size}"] = round(statistics.median(ratios), 4)
-        if engine is not None:
-            out[f"rollout_playouts_per_s_{size}"] = round(statistics.median(engine_rates), 1)
-            out[f"rollout_vs_gamma_{size}"] = round(
-                statistics.median(e / g for e, g in zip(engine_rates, rates)), 4)
+        out[f"rollout_playouts_per_s_{size}"] = round(statistics.median(engine_rates), 1)
+        out[f"rollout_vs_gamma_{size}"] = round(
+            statistics.median(e / g for e, g in zip(engine_rates, rates)), 4)
     return out
 
 

@@ -603,6 +603,20 @@ def rollout_settings_for(size, cfg=None, table_settings=None):
     return out
 
 
+def rollout_plan(size, cfg=None, table_settings=None):
+    """How the engine's gamma rollouts play on a board size, past their table: the keyword
+    arguments of Search.use_gamma_rollouts and rollout.GammaPolicy (nakade, light_after, tail,
+    tail_far_scale, adapt) from cfg's options (the defaults when cfg is None), the table's
+    settings line (rollout_settings_for) and the rules by size (rollout_tail_for). The engine
+    plays it and `gammago bench` times it, so the two cannot drift apart."""
+    if cfg is None:
+        cfg = EngineConfig()
+    settings = rollout_settings_for(size, cfg, table_settings)
+    return {"nakade": cfg.rollout_nakade, "light_after": settings["rollout_light_after"],
+            "tail": rollout_tail_for(size, cfg, table_settings),
+            "tail_far_scale": settings["rollout_tail_far"], "adapt": cfg.rollout_adapt}
+
+
 def rollout_light_after_for(size):
     """--rollout-light-after unset: the gamma moves of a rollout for a board size."""
     return ROLLOUT_LIGHT_AFTER if size < ROLLOUT_LIGHT_LARGE_SIZE else ROLLOUT_LIGHT_AFTER_LARGE

@@ -27,8 +27,7 @@ from gammago import tree as _tree
 from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
-                            dynkomi_moves_for, rollout_gammas, rollout_settings_for,
-                            rollout_tail_for)
+                            dynkomi_moves_for, rollout_gammas, rollout_plan)
 from gammago.root_search import RootSearch
 from gammago.search import avoid_entries
 from gammago.seeds import derive
@@ -263,16 +262,13 @@ class Engine:
             else:
                 base, scale = gammas.rollout_base(size), cfg.rollout_scale
             rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
-        settings = rollout_settings_for(size, cfg, table_settings)
+        plan = rollout_plan(size, cfg, table_settings)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
             prior_table = table if cfg.prior_full else gammas.rollout_base(size)
         for s in self._searches():
             s.use_gammas(prior_table)
-            s.use_gamma_rollouts(rollout_table, cfg.rollout_nakade,
-                                 settings["rollout_light_after"],
-                                 rollout_tail_for(size, cfg, table_settings),
-                                 settings["rollout_tail_far"], cfg.rollout_adapt)
+            s.use_gamma_rollouts(rollout_table, **plan)
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

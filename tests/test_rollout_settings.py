@@ -152,3 +152,35 @@ def test_engine_leaves_a_table_for_another_size_aside(tmp_path, caplog):
     assert len(warned) == 1 and "are for 9x9; on 13x13 the options and defaults hold" in warned[0]
     e.new_game(9, 7.0)
     assert (e.search.light_after, e.search.tail_far_scale) == (3, 0.5)
+
+
+def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
+    """config.rollout_plan is what the engine gives its searches and what `gammago bench` times
+    as the engine's rollouts: on 9x9 the light tail's lone-stone and seki rules are in both,
+    on 19x19 neither."""
+    from gammago import bench, rollout, tail
+    from gammago.config import rollout_plan
+    for size, options in ((9, {}), (19, {}), (9, {"rollout_tail_seki": False,
+                                                 "rollout_light_after": 2})):
+        e = Engine(EngineConfig(mode="rollouts", playouts=50, **options))
+        e.new_game(size, 7.0)
+        plan = rollout_plan(size, EngineConfig(**options))
+        s = e.search
+        assert (s.nakade, s.light_after, s.tail, s.tail_far_scale, s.adapt) == (
+            plan["nakade"], plan["light_after"], plan["tail"], plan["tail_far_scale"],
+            plan["adapt"])
+    on9, on19 = (set(tail.rule_names(rollout_plan(size)["tail"])) for size in (9, 19))
+    assert {"lone", "seki"} <= on9 and not {"lone", "seki"} & on19
+    off = rollout_plan(9, EngineConfig(rollout_tail_seki=False))
+    assert "seki" not in tail.rule_names(off["tail"])
+
+    made, real = [], rollout.GammaPolicy
+
+    def policy(*args, **kw):
+        made.append(kw)
+        return real(*args, **kw)
+    monkeypatch.setattr(rollout, "GammaPolicy", policy)
+    monkeypatch.setattr(bench, "GAMMA_PLAYOUTS", {9: 500, 19: 500})
+    out = bench.gamma_figures(1, True, 1)
+    assert out["rollout_playouts_per_s_9"] > 0 and out["rollout_playouts_per_s_19"] > 0
+    assert rollout_plan(9) in made and rollout_plan(19) in made

@@ -149,26 +149,39 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
     g.tail_far = gamma_tail_far(g.gamma, b) * g.tail_far_scale
 
 cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil:
-    cdef int p, q, npair = 0
-    cdef int W = b.W
-    cdef int adr, adc
+    # The pairs (p, q) of board points beyond each other's 8 neighbours, taken by their offset
+    # (dr, dc) = q - p: both distance gammas depend on |dr| and |dc| alone, the pairs at one
+    # offset number (S - |dr|) (S - |dc|), and the edge gammas of their first points p sum over
+    # a rectangle of the board, read off a table of prefix sums. O(S^2), where summing pair by
+    # pair was O(S^4) (20 M instructions on 19x19).
+    cdef int S = b.size, W = b.W, corner = b.W + 1, r, c, dr, dc, adr, adc, r0, r1, c0, c1
     cdef double pe = gamma[FB_PAT3 + pat3_table()[0]]    # code 0: eight empty neighbours
-    cdef double s1 = 0, s2 = 0
-    for p in range(b.npts):
-        if b.color[p] == BORDER:
-            continue
-        for q in range(b.npts):
-            if b.color[q] == BORDER:
+    cdef double pre[(MAX_SIZE + 1) * (MAX_SIZE + 1)]     # pre[r, c]: edge gammas, rows < r, cols < c
+    cdef double s1 = 0, s2 = 0, npair = 0, n, e
+    cdef int P = MAX_SIZE + 1
+    for c in range(S + 1):
+        pre[c] = 0
+    for r in range(S):
+        pre[(r + 1) * P] = 0
+        for c in range(S):
+            pre[(r + 1) * P + c + 1] = (pre[r * P + c + 1] + pre[(r + 1) * P + c] - pre[r * P + c]
+                                        + gamma[feat_edge(b, corner + r * W + c)])
+    for dr in range(-(S - 1), S):
+        adr = dr if dr >= 0 else -dr
+        r0 = -dr if dr < 0 else 0                        # the rows of p with q on the board
+        r1 = S - dr if dr > 0 else S
+        for dc in range(-(S - 1), S):
+            adc = dc if dc >= 0 else -dc
+            if adr <= 1 and adc <= 1:                    # q is p or one of its 8 neighbours
                 continue
-            adr = p // W - q // W
-            adc = p % W - q % W
-            adr = -adr if adr < 0 else adr
-            adc = -adc if adc < 0 else adc
-            if adr > 1 or adc > 1:                       # beyond the 8 neighbours
-                npair += 1
-                s1 += gamma[feat_edge(b, p)] * gamma[feat_dist(b, p, q, FB_DIST1)]
-                s2 += gamma[feat_dist(b, p, q, FB_DIST2)]
-    return pe * (s1 / npair) * (s2 / npair) if npair else 0.0
+            c0 = -dc if dc < 0 else 0
+            c1 = S - dc if dc > 0 else S
+            n = <double>(S - adr) * (S - adc)
+            e = pre[r1 * P + c1] - pre[r0 * P + c1] - pre[r1 * P + c0] + pre[r0 * P + c0]
+            npair += n
+            s1 += e * gamma[feat_dist(b, corner + adr * W + adc, corner, FB_DIST1)]
+            s2 += n * gamma[feat_dist(b, corner + adr * W + adc, corner, FB_DIST2)]
+    return pe * (s1 / npair) * (s2 / npair) if npair > 0 else 0.0
 
 cdef int gamma_tail_pick(const double* w, int n, double s, int nempty, double tail_far,
                          rng_t* r) noexcept nogil:

@@ -662,6 +662,38 @@ def test_gamma_tail_draws_its_far_points_uniformly(far_scale):
     assert stats.binomtest(int(local), len(drawn), share).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("size", [5, 9, 13])
+def test_gamma_tail_far_weight_is_the_mean_over_far_pairs(size):
+    # the definition, pair by pair through the features' own ids: the empty 3x3 pattern's
+    # gamma times the means, over the ordered pairs (p, q) of points beyond each other's 8
+    # neighbours, of edge(p) * dist1(p, q) and of dist2(p, q); the policy sums by offset
+    table = shipped_or_random()
+    names = F.GROUP_NAMES
+    d1, d2, edge, pat = (names.index(g) for g in ("dist1", "dist2", "edge", "pat3"))
+    letters = "ABCDEFGHJKLMNOPQRST"[:size]
+    pts = [(r, c) for r in range(size) for c in range(size)]
+    vertex = {pt: f"{letters[pt[1]]}{pt[0] + 1}" for pt in pts}
+    centre = vertex[(size // 2, size // 2)]
+    pe = table[F.move_ids(Board(size), centre)[pat]]
+    s1 = s2 = 0.0
+    n = 0
+    for q in pts:
+        last = Board(size)
+        last.play(vertex[q])                            # q is the last move: dist1 from it
+        last2 = last.copy()
+        last2.play("pass")                              # and now the one before: dist2
+        for p in pts:
+            if max(abs(p[0] - q[0]), abs(p[1] - q[1])) <= 1:
+                continue
+            ids = F.move_ids(last, vertex[p])
+            s1 += table[ids[edge]] * table[ids[d1]]
+            s2 += table[F.move_ids(last2, vertex[p])[d2]]
+            n += 1
+    gp = rollout.GammaPolicy(table)
+    gp.evaluate(Board(size), 1)
+    assert gp.tail_far == pytest.approx(pe * (s1 / n) * (s2 / n), rel=1e-9)
+
+
 def test_gamma_tail_playouts_end_legal_and_leave_the_next_playout_exact():
     # full playouts with the gamma tail end, and the weights kept for the gamma moves of the
     # next playout from the same start agree with a recomputation

@@ -379,3 +379,11 @@ def test_speed_vs_build_tool(capsys, tmp_path):
         tool.main([ROOT, "--playouts", "300", "--reps", "1", "--variant", "--rollout-power -1"])
     with pytest.raises(SystemExit):
         tool.main([str(tmp_path)])                     # not a checkout: refused
+    # --seconds: each genmove has that long (time_settings), and the playouts reached are given
+    medians = tool.main([ROOT, "--seconds", "0.2", "--reps", "1"])
+    out = capsys.readouterr().out
+    assert "9x9, 0.2 s a genmove" in out and "median playouts reached" in out
+    assert all(len(m) == len(tool.POSITIONS[9]) and all(n > 50 for n in m)
+               for m in medians.values())
+    with pytest.raises(SystemExit):
+        tool.main([ROOT, "--seconds", "0.2", "--playouts", "300"])   # one budget or the other

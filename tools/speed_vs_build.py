@@ -11,10 +11,15 @@ the first build's.
 With --variant OPTIONS (repeatable), each build is also timed with those engine options, in the
 same rounds: the cost of a configuration against the default, one build or several.
 
+With --seconds S, each genmove gets S seconds instead (GTP `time_settings 0 S 1`: S a move) and
+the summary gives the playouts each build reached: what a user's clock buys, fixed costs of a
+search (set-up, the net at the root) included.
+
     python tools/speed_vs_build.py /tmp/base .           # the current checkout against /tmp/base
     python tools/speed_vs_build.py /tmp/base . --size 19 --playouts 8000 --reps 5
     python tools/speed_vs_build.py . --variant "--rollout-tail-gammas on"
     python tools/speed_vs_build.py . .                   # the same build twice: the noise
+    python tools/speed_vs_build.py /tmp/base . --size 19 --seconds 1   # playouts in 1 s moves
 
 A row given twice (a build, or a build with the same options) is timed apart, its second turn
 named "DIR (#2)".
@@ -39,14 +44,18 @@ POSITIONS = {
 LOG_TIME = re.compile(r"(\d+) playouts \(.*\), ([0-9.]+) of [0-9.]+ s")
 
 
-def search_time(build, size, moves, playouts, seed, extra):
-    """Seconds that one genmove's search took in `build`, and its playouts."""
+def search_time(build, size, moves, playouts, seed, extra, seconds=0.0):
+    """Seconds that one genmove's search took in `build`, and its playouts; with seconds > 0
+    the genmove has that many seconds (a byo-yomi of one move) instead of a playout count."""
     build = os.path.abspath(build)
+    budget = "" if seconds > 0 else f"--playouts {playouts} "
     cmd = (f"cd {shlex.quote(build)} && exec env PYTHONPATH={shlex.quote(build)} "
-           f"{shlex.quote(sys.executable)} -m gammago gtp --threads 1 --playouts {playouts} "
+           f"{shlex.quote(sys.executable)} -m gammago gtp --threads 1 {budget}"
            f"--no-early-stop --seed {seed} {extra}")
     colour = "bw"
     gtp = [f"boardsize {size}", "clear_board", "komi 7"]
+    if seconds > 0:
+        gtp.append(f"time_settings 0 {seconds:g} 1")
     gtp += [f"play {colour[i % 2]} {m}" for i, m in enumerate(moves)]
     gtp += [f"genmove {colour[len(moves) % 2]}", "quit"]
     r = subprocess.run(["sh", "-c", cmd], input="\n".join(gtp) + "\n", capture_output=True,
@@ -67,6 +76,9 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=9, choices=sorted(POSITIONS))
     ap.add_argument("--playouts", type=int, default=0,
                     help="playouts per genmove (default 60,000 on 9x9, 10,000 on 19x19)")
+    ap.add_argument("--seconds", type=float, default=0.0,
+                    help="seconds per genmove instead of a playout count; the summary gives the "
+                         "playouts reached")
     ap.add_argument("--reps", type=int, default=5, help="repetitions (seeds 1..REPS)")
     ap.add_argument("--engine-args", default="",
                     help="more options for every engine (not --quiet: the search time is read from the log)")
@@ -77,6 +89,8 @@ def main(argv=None):
     for d in a.builds:
         if not os.path.isdir(os.path.join(d, "gammago")):
             ap.error(f"{d}: not a gammago checkout (no gammago/ in it)")
+    if a.seconds < 0 or (a.seconds and a.playouts):
+        ap.error("--seconds takes a positive number, and not with --playouts")
     playouts = a.playouts or (60000 if a.size < 13 else 10000)
     positions = POSITIONS[a.size]
     # what is timed: each build as it is, then with each variant; rows are named by the build,
@@ -91,18 +105,30 @@ def main(argv=None):
                 name += f" (#{named[name]})"
             runs.append((name, d, f"{a.engine_args} {v}".strip()))
     times = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
+    reached = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
     jobs = [(rep, i, run) for rep in range(1, a.reps + 1) for i in range(len(positions))
             for run in runs]
     for rep, i, (r, build, extra) in tqdm(jobs, desc="genmoves", unit="move"):
-        t, n = search_time(build, a.size, positions[i], playouts, rep, extra)
-        if n != playouts:
+        t, n = search_time(build, a.size, positions[i], playouts, rep, extra, a.seconds)
+        if not a.seconds and n != playouts:
             raise SystemExit(f"{r}: searched {n} playouts, not {playouts}")
         times[r, i].append(t)
+        reached[r, i].append(n)
+    first = runs[0][0]
+    if a.seconds:
+        print(f"{a.size}x{a.size}, {a.seconds:g} s a genmove, 1 thread, {a.reps} repetitions; "
+              "median playouts reached (ratio to the first row)")
+        medians = {r: [statistics.median(reached[r, i]) for i in range(len(positions))]
+                   for r, _, _ in runs}
+        for r, _, _ in runs:
+            print(f"  {r}: " + "; ".join(
+                f"position {i + 1}: {m:.0f} ({m / medians[first][i]:.3f})"
+                for i, m in enumerate(medians[r])))
+        return medians
     print(f"{a.size}x{a.size}, {playouts} playouts a genmove, 1 thread, {a.reps} repetitions; "
           "median search seconds (ratio to the first row)")
     medians = {r: [statistics.median(times[r, i]) for i in range(len(positions))]
                for r, _, _ in runs}
-    first = runs[0][0]
     for r, _, _ in runs:
         print(f"  {r}: " + "; ".join(
             f"position {i + 1}: {m:.3f} s ({m / medians[first][i]:.3f})"

@@ -114,24 +114,20 @@ def main(argv=None):
             raise SystemExit(f"{r}: searched {n} playouts, not {playouts}")
         times[r, i].append(t)
         reached[r, i].append(n)
-    first = runs[0][0]
-    if a.seconds:
-        print(f"{a.size}x{a.size}, {a.seconds:g} s a genmove, 1 thread, {a.reps} repetitions; "
-              "median playouts reached (ratio to the first row)")
-        medians = {r: [statistics.median(reached[r, i]) for i in range(len(positions))]
-                   for r, _, _ in runs}
-        for r, _, _ in runs:
-            print(f"  {r}: " + "; ".join(
-                f"position {i + 1}: {m:.0f} ({m / medians[first][i]:.3f})"
-                for i, m in enumerate(medians[r])))
-        return medians
-    print(f"{a.size}x{a.size}, {playouts} playouts a genmove, 1 thread, {a.reps} repetitions; "
-          "median search seconds (ratio to the first row)")
-    medians = {r: [statistics.median(times[r, i]) for i in range(len(positions))]
+    if a.seconds:      # what the clock bought: playouts reached
+        values, unit, fmt = reached, "median playouts reached", "{:.0f}"
+        head = f"{a.seconds:g} s a genmove"
+    else:              # what a fixed count cost: seconds
+        values, unit, fmt = times, "median search seconds", "{:.3f} s"
+        head = f"{playouts} playouts a genmove"
+    print(f"{a.size}x{a.size}, {head}, 1 thread, {a.reps} repetitions; {unit} "
+          "(ratio to the first row)")
+    medians = {r: [statistics.median(values[r, i]) for i in range(len(positions))]
                for r, _, _ in runs}
+    first = runs[0][0]
     for r, _, _ in runs:
         print(f"  {r}: " + "; ".join(
-            f"position {i + 1}: {m:.3f} s ({m / medians[first][i]:.3f})"
+            f"position {i + 1}: {fmt.format(m)} ({m / medians[first][i]:.3f})"
             for i, m in enumerate(medians[r])))
     return medians
 

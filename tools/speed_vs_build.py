@@ -104,22 +104,19 @@ def main(argv=None):
             if named[name] > 1:
                 name += f" (#{named[name]})"
             runs.append((name, d, f"{a.engine_args} {v}".strip()))
-    times = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
-    reached = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
+    # per row and position: the search seconds, or with --seconds the playouts reached
+    values = {(r, i): [] for r, _, _ in runs for i in range(len(positions))}
     jobs = [(rep, i, run) for rep in range(1, a.reps + 1) for i in range(len(positions))
             for run in runs]
     for rep, i, (r, build, extra) in tqdm(jobs, desc="genmoves", unit="move"):
         t, n = search_time(build, a.size, positions[i], playouts, rep, extra, a.seconds)
         if not a.seconds and n != playouts:
             raise SystemExit(f"{r}: searched {n} playouts, not {playouts}")
-        times[r, i].append(t)
-        reached[r, i].append(n)
+        values[r, i].append(n if a.seconds else t)
     if a.seconds:      # what the clock bought: playouts reached
-        values, unit, fmt = reached, "median playouts reached", "{:.0f}"
-        head = f"{a.seconds:g} s a genmove"
+        unit, fmt, head = "median playouts reached", "{:.0f}", f"{a.seconds:g} s a genmove"
     else:              # what a fixed count cost: seconds
-        values, unit, fmt = times, "median search seconds", "{:.3f} s"
-        head = f"{playouts} playouts a genmove"
+        unit, fmt, head = "median search seconds", "{:.3f} s", f"{playouts} playouts a genmove"
     print(f"{a.size}x{a.size}, {head}, 1 thread, {a.reps} repetitions; {unit} "
           "(ratio to the first row)")
     medians = {r: [statistics.median(values[r, i]) for i in range(len(positions))]

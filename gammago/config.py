@@ -80,6 +80,11 @@ ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # below this size, when the light tail's random
                              # against GNU Go 10 86.1% over 400 new openings, 82.3% without;
                              # Fuego's 24 9x9 files -2.5 (s.e. 1.5) a seed
                              # (docs/experiments/tail-seki.md, docs/experiments/mercy.md)
+ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse the bad
+                             # self-ataris the tail's random moves refuse, and pass rather than
+                             # break a seki, where the gammas play to the end
+                             # (--rollout-light-after 0), not before a light tail, where it
+                             # changed nothing (docs/experiments/gammas-to-the-end.md)
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full
@@ -190,6 +195,8 @@ class EngineConfig:
     rollout_tail_seki: bool | None = None  # with no random move it permits, the light tail
                                    # passes rather than break a seki (None: by board size,
                                    # rollout_tail_seki_for)
+    rollout_refuse: bool | None = ROLLOUT_REFUSE  # the gamma moves refuse what the tail's
+                                   # random moves refuse (None: where they play to the end)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -352,6 +359,12 @@ class EngineConfig:
                             "playouts (off: any legal point that fills no own eye; default by "
                             f"board size: on below {ROLLOUT_TAIL_SEKI_MAX_SIZE}x"
                             f"{ROLLOUT_TAIL_SEKI_MAX_SIZE}, off from there up)")
+        g.add_argument("--rollout-refuse", choices=("on", "off"), default=None,
+                       help="the gamma moves of the rollouts refuse the bad self-ataris the "
+                            "light tail's random moves refuse (of a string of two or more "
+                            "stones; with --rollout-tail-lone of a lone stone too) and pass "
+                            "when nothing else is left, so that a seki stands (default: on "
+                            "where the gammas play to the end, --rollout-light-after 0)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -574,15 +587,19 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
     rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), the
-    gamma tail as rollout_settings_for resolves it."""
+    gamma tail as rollout_settings_for resolves it, and the gamma moves' refusal
+    (--rollout-refuse; unset, on where the gammas play to the end)."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
     lone = rollout_tail_lone_for(size) if cfg.rollout_tail_lone is None else cfg.rollout_tail_lone
     seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
+    settings = rollout_settings_for(size, cfg, table_settings)
+    refuse = (settings["rollout_light_after"] == 0 if cfg.rollout_refuse is None
+              else cfg.rollout_refuse)
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
-          "gammas": rollout_settings_for(size, cfg, table_settings)["rollout_tail_gammas"]}
+          "gammas": settings["rollout_tail_gammas"], "refuse": refuse}
     return tail.rules(*(name for name, v in on.items() if v))
 
 

@@ -158,6 +158,7 @@ ctypedef struct gamma_policy_t:
     int ntrace
     # statistics
     long n_nakade
+    long n_refused
     long n_light
     long n_tail_local        # gamma-tail moves chosen among the last move's neighbours
     long n_cached

@@ -15,6 +15,10 @@ cdef enum:
                                # are at hand): after the answer to the last move, its neighbours
                                # weighed by the rollout gammas, in place of the shapes, 2lib and
                                # capture rules (tail_choose itself does not read this bit)
+    TAIL_REFUSE = 64           # the gamma moves (pyx/rollout.pyx, _gp_choose) refuse what the
+                               # tail's random moves refuse (a bad self-atari of 2+ stones; with
+                               # TAIL_LONE of a lone stone too) and pass when nothing else is
+                               # left, so that a seki stands (tail_choose does not read this bit)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 
@@ -32,3 +36,6 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil
 # any legal non-eye point (with seki the scan or a pass); PASS when no point is empty
 cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil
 cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil
+# a bad self-atari the rules refuse c at the empty point p (of 2+ stones; TAIL_LONE: of a lone
+# stone too)
+cdef bint tail_refused(const board_t* b, int p, int c, int rules) noexcept nogil

@@ -409,12 +409,13 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
 
 
 # --- training -----------------------------------------------------------------------------
-def tail_word(size, gammas):
-    """The light tail's rules word of the balancing playouts: the engine's default for the
-    board size, with the gamma tail when `gammas`."""
+def tail_word(size, gammas, light_after=None):
+    """The light tail's rules word of the balancing playouts: the engine's for the board size
+    with the gammas for light_after moves (None: the default; 0 to the end, where their moves
+    refuse bad self-ataris), with the gamma tail when `gammas`."""
     from gammago import tail
-    from gammago.config import rollout_tail_for
-    word = rollout_tail_for(size)
+    from gammago.config import EngineConfig, rollout_tail_for
+    word = rollout_tail_for(size, EngineConfig(rollout_light_after=light_after))
     return word | tail.RULES["gammas"] if gammas else word
 
 
@@ -457,7 +458,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
 
     table = table_from(theta, param, base)
     history = []
-    word = tail_word(args.size, args.tail_gammas)
+    word = tail_word(args.size, args.tail_gammas, args.light_after)
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
                  args.light_after, word, far_scale())
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)

@@ -5,7 +5,8 @@ log-probability of the moves they played with respect to the log-gammas.
 
 A playout plays every move with probability proportional to the product of the gammas of its
 rollout features (features.pxd: rollout_features), as the rollouts do with the gammas to the end
-(pyx/rollout.pyx; pass only when no point has a positive weight). After its first light_after
+(pyx/rollout.pyx; pass only when no point has a positive weight; with TAIL_REFUSE in the rules
+word, none of the bad self-ataris it refuses). After its first light_after
 moves a playout may go on with the light tail's rules (tail_choose: moves outside the gradient)
 or with the gamma tail (_gamma_tail: its gamma draws among the last move's neighbours count in
 the gradient), as the engine's rollouts do. This module recomputes every weight at every move,
@@ -28,7 +29,8 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, EMPTY, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport tail_choose, tail_reply, tail_random, TAIL_GAMMAS
+from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_GAMMAS,
+                           TAIL_REFUSE)
 from gammago.tail import rule_names
 from gammago.rollout cimport gamma_tail_far, gamma_tail_pick
 
@@ -128,7 +130,8 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
         total = 0
         for i in range(b.nempty):
             p = b.empty[i]
-            if board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            if board_is_legal(b, p, c) and not board_is_eye(b, p, c) and not (
+                    tail & TAIL_REFUSE and tail_refused(b, p, c, tail)):
                 f = ids + n * NGROUPS
                 rollout_features(b, p, c, f)
                 w[n] = team_gamma(gamma, f)

@@ -15,7 +15,8 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
-from gammago.tail cimport tail_choose, tail_reply, tail_random, TAIL_RULES_DEFAULT, TAIL_GAMMAS
+from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_RULES_DEFAULT,
+                           TAIL_GAMMAS, TAIL_REFUSE)
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -924,8 +925,29 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
             gamma_policy_premove(g, b, m)
             return m
     m = _sample(g, b, c, r)
+    if g.tail & TAIL_REFUSE:
+        # a refused move's weight is set aside for this draw (recomputed at c's next flush) and
+        # the draw made again among the rest: the gammas' distribution less the refused points
+        while m != PASS and tail_refused(b, m, c, g.tail):
+            g.n_refused += 1
+            _set_aside(g, c, m)
+            m = _sample(g, b, c, r)
     gamma_policy_premove(g, b, m)
     return m
+
+cdef void _set_aside(gamma_policy_t* g, int c, int p) noexcept nogil:
+    """Colour c's weight of p is 0 until c's next flush, which recomputes it; its row summed
+    again."""
+    cdef int r = g.rowof[p], col
+    cdef double s = 0
+    cdef const double* row
+    g.w[c][p] = 0
+    _mark(g, c, p)
+    row = &g.w[c][r * g.W + 1]
+    for col in range(g.size):
+        s += row[col]
+    g.rowsum[c][r] = s
+    g.rowerr[c][r] = 0
 
 cdef inline int _gained(const gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
     """Liberties of the string with head h among the stones the last move captured."""
@@ -1336,12 +1358,13 @@ cdef class GammaPolicy:
         """Counters since creation: choices, sampling attempts, weights recomputed, full
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
         that reused the cached start position's weights, nakade vital points played, moves
-        of the light tail (light_after), gamma-tail moves among the last move's neighbours."""
+        of the light tail (light_after), gamma-tail moves among the last move's neighbours,
+        gamma moves refused (TAIL_REFUSE in tail) and drawn again."""
         return {"choose": self.g.n_choose, "light": self.g.n_light,
                 "tail_local": self.g.n_tail_local, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
-                "nakade": self.g.n_nakade}
+                "nakade": self.g.n_nakade, "refused": self.g.n_refused}
 
     def evaluate(self, Board board, int n, unsigned long long seed=1, int mercy=0):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'
@@ -1388,14 +1411,16 @@ cdef class GammaPolicy:
     def probabilities(self, Board board):
         """The exact first-move distribution from rollout_features (the training definition,
         less the groups the rollouts do not weigh): numpy float64 indexed by point, over
-        legal moves that are not own true eyes."""
+        legal moves that are not own true eyes (nor, with TAIL_REFUSE in the rules word, the
+        bad self-ataris it refuses)."""
         import numpy as np
         cdef board_t* b = board.b
         cdef int p, c = b.to_move
         cdef int32_t ids[NGROUPS]
         out = np.zeros(b.npts, dtype=np.float64)
         for p in range(b.npts):
-            if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c):
+            if b.color[p] == EMPTY and board_is_legal(b, p, c) and not board_is_eye(b, p, c) \
+                    and not (self.g.tail & TAIL_REFUSE and tail_refused(b, p, c, self.g.tail)):
                 rollout_features(b, p, c, ids)
                 out[p] = team_gamma(self.g.gamma, ids)
         s = out.sum()
@@ -1437,11 +1462,12 @@ cdef class GammaPolicy:
 
 
 def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
-              bint uniform=False, int near_d=0, double nakade=0.0):
+              bint uniform=False, int near_d=0, double nakade=0.0, int tail=TAIL_RULES_DEFAULT):
     """Play `games` playouts from the empty board (moves by the gamma policy, or uniform legal
-    non-eye moves with uniform=True), checking every weight after every move. Returns the
-    number of moves checked; AssertionError on the first difference."""
-    cdef GammaPolicy gp = GammaPolicy(gammas, near_d, nakade)
+    non-eye moves with uniform=True; tail: its rules word, whose TAIL_REFUSE sets weights
+    aside), checking every weight after every move. Returns the number of moves checked;
+    AssertionError on the first difference."""
+    cdef GammaPolicy gp = GammaPolicy(gammas, near_d, nakade, tail=tail)
     cdef Board board
     cdef policy_t light
     cdef rng_t r

@@ -314,6 +314,9 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
 cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil:
     return _tail_reply(b, r)
 
+cdef bint tail_refused(const board_t* b, int p, int c, int rules) noexcept nogil:
+    return tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c)
+
 cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil:
     cdef int c = b.to_move, i, p, n = b.nempty, W = b.W, dr, dc
     if n == 0:
@@ -333,7 +336,7 @@ cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil:
 
 # the rules' names, as the command line and the tools give them
 RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
-         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS}
+         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS, "refuse": TAIL_REFUSE}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

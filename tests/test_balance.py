@@ -72,7 +72,7 @@ def test_the_tails_lone_stone_and_seki_rules_follow_the_board_size():
                        balance.value(b, t, 300, seed, 5, tail=word ^ tail.RULES[rule])
                        for seed in (5, 6, 7)), rule
         with pytest.raises(ValueError, match="rules word"):
-            balance.value(b, t, 300, 5, 5, tail=64)
+            balance.value(b, t, 300, 5, 5, tail=2 * max(tail.RULES.values()))
 
 
 def _check_gradient_by_finite_differences(light_after=0, word=None, skip=lambda i: False):
@@ -109,6 +109,18 @@ def _check_gradient_by_finite_differences(light_after=0, word=None, skip=lambda 
 def test_gradient_matches_finite_differences():
     """The gammas to the end: every parameter may be the steepest."""
     _check_gradient_by_finite_differences()
+
+
+def test_gradient_with_the_refusal_matches_finite_differences():
+    """The gammas to the end refusing bad self-ataris (TAIL_REFUSE, as the engine's rollouts
+    with --rollout-light-after 0): the refusal changes playouts, and the gradient is that of
+    the distribution they are drawn from."""
+    word = tail.rules("lone", "seki", "refuse")
+    t = _table(5)
+    b = _position(5, ["C3", "B2", "D2", "C2"])
+    assert balance.value(b, t, 3000, 5, 0, tail=word) != balance.value(
+        b, t, 3000, 5, 0, tail=word & ~tail.RULES["refuse"])
+    _check_gradient_by_finite_differences(0, word)
 
 
 def test_gamma_tail_gradient_matches_finite_differences():

@@ -843,6 +843,70 @@ def test_light_tail_seki_passes_rather_than_break_a_seki(colour):
     assert set(drawn) == {after.point("B6")}
 
 
+@pytest.mark.parametrize("colour", ["b", "w"])
+def test_gamma_moves_refuse_pass_rather_than_break_a_seki(colour):
+    # the gammas to the end in the seki above: with the refusal (TAIL_REFUSE) they pass, as the
+    # tail's seki rule does; without it they fill A2 or B2 (weights > 0: self-atari is a
+    # feature) and kill one side
+    b = from_diagram([r.replace("_", ".") for r in SEKI], to_move="w" if colour == "b" else "b")
+    for lone in (False, True):
+        drawn = {}
+        for refuse in (False, True):
+            gp = rollout.GammaPolicy(shipped_or_random(), light_after=0,
+                                     tail=_tail_word(tail_lone=lone, tail_seki=True,
+                                                     tail_refuse=refuse))
+            after = b.copy()
+            gp.reset(after)
+            gp.step(after, "pass")
+            assert after.to_move == colour
+            drawn[refuse] = {gp.choose(after, seed=s + 1) for s in range(200)}
+            assert gp.stats["light"] == 0 and (gp.stats["refused"] > 0) is refuse
+        assert drawn[True] == {0}
+        assert drawn[False] == {after.point("A2"), after.point("B2")}
+
+
+def _neighbours(v, size):
+    """The on-board orthogonal neighbours of vertex v, as vertices."""
+    row, col = parse_vertex(v, size)
+    return ["ABCDEFGHJKLMNOPQRST"[cc] + str(rr + 1)
+            for rr, cc in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+            if 0 <= rr < size and 0 <= cc < size]
+
+
+@pytest.mark.parametrize("lone,seed", [(True, 1), (False, 2), (True, 3)])
+def test_gamma_moves_refusal_keeps_the_sampler_exact(lone, seed):
+    """With TAIL_REFUSE the first move is drawn from the gammas' distribution less the bad
+    self-ataris (tactics.bad_selfatari; of a lone stone too only with TAIL_LONE): chi-square
+    over 50,000 draws, in a position with such points; the weights stay exact over whole
+    playouts (selfcheck)."""
+    word = _tail_word(tail_lone=lone, tail_refuse=True)
+    table = random_table(30 + seed, 1.0)
+    gp = rollout.GammaPolicy(table, light_after=0, tail=word)
+    plain = rollout.GammaPolicy(table, light_after=0, tail=_tail_word(tail_lone=lone))
+    for k in range(40):
+        b = random_position(9, 45 + k, seed=seed * 100 + k)
+        c = b.to_move
+        refused = [v for v in b.legal_moves(include_eyes=False)
+                   if tactics.bad_selfatari(b, v, c)
+                   and (lone or any(b.color_at(n) == c for n in _neighbours(v, 9)))]
+        if refused:
+            break
+    assert refused, "no position with a refused point"
+    probs, raw = gp.probabilities(b), plain.probabilities(b)
+    for v in refused:
+        assert probs[b.point(v)] == 0 < raw[b.point(v)]
+    kept = raw > 0
+    kept[[b.point(v) for v in refused]] = False
+    assert probs[kept] == pytest.approx(raw[kept] / raw[kept].sum(), rel=1e-9)
+    n = 50_000
+    counts = gp.first_moves(b, n, seed=seed)
+    assert counts[probs == 0].sum() == 0, "drew a refused move or one of weight 0"
+    assert gp.stats["refused"] > 0
+    assert chi_square_pvalue(counts, probs, n) > 1e-3
+    for size in (9, 19):
+        assert rollout.selfcheck(table, size=size, games=3, seed=seed, tail=word) > 0
+
+
 def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():
     # White's D5, F5, E6 make Black's E5 a lone stone's self-atari in the open (its one
     # liberty E4), the only self-atari on the board. White's last move is A9, far away. The

@@ -240,6 +240,33 @@ def test_engine_rollout_light_after_default_and_option():
             assert set_rule.genmove("w") not in ("pass", "resign")
 
 
+def test_engine_rollout_refuse_default_and_option():
+    """--rollout-refuse: unset, the gamma moves refuse bad self-ataris where the gammas play to
+    the end and not before a light tail, on both sizes; set, as given; train-balance's
+    playouts follow the engine for the --light-after they balance."""
+    from gammago.config import EngineConfig, rollout_tail_for
+    from gammago.engine import Engine
+    from gammago.train_balance import tail_word
+    bit = tail.RULES["refuse"]
+    assert EngineConfig().rollout_refuse is None
+    for size in (9, 19):
+        assert not rollout_tail_for(size) & bit
+        assert rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit
+        assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0,
+                                                       rollout_refuse=False)) & bit
+        assert rollout_tail_for(size, EngineConfig(rollout_refuse=True)) & bit
+        assert tail_word(size, False, 0) & bit and not tail_word(size, True, 5) & bit
+        assert tail_word(size, False) == rollout_tail_for(size)
+    for args, on in ((["--rollout-light-after", "0"], True),
+                     (["--rollout-light-after", "0", "--rollout-refuse", "off"], False),
+                     (["--rollout-refuse", "on"], True), ([], False)):
+        cfg = engine_config(args + ["--playouts", "64", "--mode", "rollouts"])
+        e = Engine(cfg)
+        e.new_game(9, 7.0)
+        assert ("refuse" in e.search.tail_rules) is on
+        assert e.genmove("b") not in ("pass", "resign")
+
+
 def test_rollout_accuracy_tool(capsys):
     from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,
                                 ROLLOUT_TAIL_CAPTURE)
@@ -260,6 +287,8 @@ def test_rollout_accuracy_tool(capsys):
     assert base["variant"] == ROLLOUT_SCALE and plain["variant"] == ""
     assert base["light_after"] == ROLLOUT_LIGHT_AFTER == plain["light_after"]
     assert gamma_only["light_after"] == 0
+    # the gamma moves refuse bad self-ataris where they play to the end, as in the engine
+    assert "refuse" in gamma_only["tail"] and "refuse" not in base["tail"]
     assert "shapes" in base["tail"] and "shapes" not in no_shapes["tail"]
     assert "2lib" in rules["tail"] and "capture" in rules["tail"]
     assert ("2lib" in no_shapes["tail"]) is ROLLOUT_TAIL_2LIB

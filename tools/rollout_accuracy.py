@@ -13,7 +13,9 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
 `seki=0|1`, `gammas=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
 `--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`, `--rollout-tail-gammas`;
-`lone` defaults to the engine's for `--size`, on without it), `mercy=N` the rollouts' mercy
+`lone` defaults to the engine's for `--size`, on without it), `refuse=0|1` the gamma moves'
+refusal of bad self-ataris (`--rollout-refuse`; by default, as in the engine, on where the
+gammas play to the end), `mercy=N` the rollouts' mercy
 rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
 taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
@@ -104,7 +106,8 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     """A variant text -> {"scale": its --rollout-scale text, "nakade": the nakade probability,
     "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
-    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas), "mercy": the mercy
+    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse; refuse, unless
+    given, on where light is 0, as in the engine), "mercy": the mercy
     threshold (0 for off), "power": the power on the gammas, "far": the factor on the gamma
     tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
@@ -134,7 +137,18 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
             given.add(name)
         elif part:
             parts.append(part)
-    return dict(values, scale=",".join(parts), tail=tail, given=given)
+    return dict(values, scale=",".join(parts), tail=_refuse_as_engine(tail, values["light"], given),
+                given=given)
+
+
+def _refuse_as_engine(tail, light, given):
+    """The rules word with the gamma moves' refusal as the engine sets it without
+    --rollout-refuse (on where the gammas play to the end, gammago.config.rollout_tail_for),
+    unless the variant has a part refuse= of its own."""
+    if "refuse" in given:
+        return tail
+    bit = T.RULES["refuse"]
+    return tail | bit if light == 0 else tail & ~bit
 
 
 def take_table_settings(variant, settings, size):
@@ -150,6 +164,7 @@ def take_table_settings(variant, settings, size):
         rollout_tail_far=variant["far"] if "far" in given else None)
     s = rollout_settings_for(size, own, settings)
     tail = variant["tail"] | bit if s["rollout_tail_gammas"] else variant["tail"] & ~bit
+    tail = _refuse_as_engine(tail, s["rollout_light_after"], given)
     return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
 
 

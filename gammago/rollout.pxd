@@ -138,7 +138,8 @@ ctypedef struct gamma_policy_t:
     int light_after
     # tail: the light tail's optional rules, TAIL_* bits (gammago/tail.pxd): Mogo's shapes
     # around the last move, the 2-liberty rule, the capture of a string in atari anywhere, and
-    # the random moves' refusal of a lone stone's bad self-atari
+    # the random moves' refusal of a lone stone's bad self-atari; TAIL_REFUSE: the gamma moves
+    # before the tail (not the gamma tail's draws) refuse what the random moves refuse
     int tail
     # the gamma tail (TAIL_GAMMAS in tail): the weight a point away from the last move is taken
     # to have (the mean over the board's far pairs of edge, 3x3 and distance gammas, the 3x3

@@ -15,10 +15,11 @@ cdef enum:
                                # are at hand): after the answer to the last move, its neighbours
                                # weighed by the rollout gammas, in place of the shapes, 2lib and
                                # capture rules (tail_choose itself does not read this bit)
-    TAIL_REFUSE = 64           # the gamma moves (pyx/rollout.pyx, _gp_choose) refuse what the
-                               # tail's random moves refuse (a bad self-atari of 2+ stones; with
-                               # TAIL_LONE of a lone stone too) and pass when nothing else is
-                               # left, so that a seki stands (tail_choose does not read this bit)
+    TAIL_REFUSE = 64           # the gamma moves (pyx/rollout.pyx, _gp_choose; not the gamma
+                               # tail's draws) refuse what the tail's random moves refuse (a bad
+                               # self-atari of 2+ stones; with TAIL_LONE of a lone stone too)
+                               # and pass when nothing else is left, so that a seki stands
+                               # (tail_choose does not read this bit)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 

@@ -583,6 +583,12 @@ def rollout_tail_seki_for(size):
     return size < ROLLOUT_TAIL_SEKI_MAX_SIZE
 
 
+def rollout_refuse_for(light_after):
+    """--rollout-refuse unset: whether the gamma moves refuse bad self-ataris, for rollouts that
+    play light_after gamma moves (0: to the end) before the light tail."""
+    return light_after == 0
+
+
 def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
@@ -595,7 +601,7 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
     lone = rollout_tail_lone_for(size) if cfg.rollout_tail_lone is None else cfg.rollout_tail_lone
     seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
     settings = rollout_settings_for(size, cfg, table_settings)
-    refuse = (settings["rollout_light_after"] == 0 if cfg.rollout_refuse is None
+    refuse = (rollout_refuse_for(settings["rollout_light_after"]) if cfg.rollout_refuse is None
               else cfg.rollout_refuse)
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,

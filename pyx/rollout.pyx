@@ -449,10 +449,9 @@ cdef inline double _weight(gamma_policy_t* g, const board_t* b, int c, int p) no
 
 cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     """Bring colour c's base weights up to date (c is the side to move)."""
-    cdef int i, p, r, col, n, kf = 1 if b.ko != PASS else 0, size = g.size
-    cdef double s, t, w, old
+    cdef int i, p, r, n, kf = 1 if b.ko != PASS else 0, size = g.size
+    cdef double s, w, old
     cdef uint32_t rd
-    cdef const double* row
     cdef double* wc = g.w[c]
     cdef uint8_t* fl = g.flags[c]
     cdef const int16_t* dl = g.dlist[c]
@@ -501,16 +500,20 @@ cdef void _flush(gamma_policy_t* g, const board_t* b, int c) noexcept nogil:
     while rd:
         r = _ctz64(rd)
         rd &= rd - 1
-        row = &wc[r * g.W + 1]
-        s = 0
-        t = 0
-        for col in range(0, size - 1, 2):
-            s += row[col]
-            t += row[col + 1]
-        if size & 1:
-            s += row[size - 1]
-        rs[r] = s + t
-        re[r] = 0
+        _resum_row(g, c, r)
+
+cdef inline void _resum_row(gamma_policy_t* g, int c, int r) noexcept nogil:
+    """Colour c's row sum of row r computed again exactly (its rounding error bound reset)."""
+    cdef const double* row = &g.w[c][r * g.W + 1]
+    cdef double s = 0, t = 0
+    cdef int col, size = g.size
+    for col in range(0, size - 1, 2):
+        s += row[col]
+        t += row[col + 1]
+    if size & 1:
+        s += row[size - 1]
+    g.rowsum[c][r] = s + t
+    g.rowerr[c][r] = 0
 
 # ---------------------------------------------------------------------------------------------
 # Sampling
@@ -938,16 +941,9 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
 cdef void _set_aside(gamma_policy_t* g, int c, int p) noexcept nogil:
     """Colour c's weight of p is 0 until c's next flush, which recomputes it; its row summed
     again."""
-    cdef int r = g.rowof[p], col
-    cdef double s = 0
-    cdef const double* row
     g.w[c][p] = 0
     _mark(g, c, p)
-    row = &g.w[c][r * g.W + 1]
-    for col in range(g.size):
-        s += row[col]
-    g.rowsum[c][r] = s
-    g.rowerr[c][r] = 0
+    _resum_row(g, c, g.rowof[p])
 
 cdef inline int _gained(const gamma_policy_t* g, const board_t* b, int h) noexcept nogil:
     """Liberties of the string with head h among the stones the last move captured."""

@@ -270,8 +270,8 @@ cdef int _tail_shape(const board_t* b, rng_t* r) noexcept nogil:
 cdef inline bint _random_ok(const board_t* b, int p, int c, int rules) noexcept nogil:
     """The empty point p is a random move the tail permits c: legal, not c's own eye, no bad
     self-atari of a string of two or more stones (TAIL_LONE in rules: nor of a lone stone)."""
-    return not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not (
-        tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c))
+    return not board_is_eye(b, p, c) and board_is_legal(b, p, c) and not tail_refused(b, p, c,
+                                                                                   rules)
 
 cdef int _random_scan(const board_t* b, rng_t* r) noexcept nogil:
     """A uniform choice among every empty point that is a random move without the lone-stone

@@ -69,7 +69,7 @@ from gammago import sgf  # noqa: E402
 from gammago import tail as T  # noqa: E402
 from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
                             rollout_gammas, rollout_light_after_for, rollout_scale_for,
-                            rollout_settings_for, rollout_tail_for)
+                            rollout_refuse_for, rollout_settings_for, rollout_tail_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
 
 
@@ -143,12 +143,12 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
 
 def _refuse_as_engine(tail, light, given):
     """The rules word with the gamma moves' refusal as the engine sets it without
-    --rollout-refuse (on where the gammas play to the end, gammago.config.rollout_tail_for),
+    --rollout-refuse (gammago.config.rollout_refuse_for: on where the gammas play to the end),
     unless the variant has a part refuse= of its own."""
     if "refuse" in given:
         return tail
     bit = T.RULES["refuse"]
-    return tail | bit if light == 0 else tail & ~bit
+    return tail | bit if rollout_refuse_for(light) else tail & ~bit
 
 
 def take_table_settings(variant, settings, size):

@@ -240,7 +240,7 @@ def test_engine_rollout_light_after_default_and_option():
             assert set_rule.genmove("w") not in ("pass", "resign")
 
 
-def test_engine_rollout_refuse_default_and_option():
+def test_engine_rollout_refuse_default_and_option(capsys):
     """--rollout-refuse: unset, the gamma moves refuse bad self-ataris where the gammas play to
     the end and not before a light tail, on both sizes; set, as given; train-balance's
     playouts follow the engine for the --light-after they balance."""
@@ -265,6 +265,9 @@ def test_engine_rollout_refuse_default_and_option():
         e.new_game(9, 7.0)
         assert ("refuse" in e.search.tail_rules) is on
         assert e.genmove("b") not in ("pass", "resign")
+    with pytest.raises(SystemExit):                     # on or off, nothing else
+        engine_config(["--rollout-refuse", "yes"])
+    assert "invalid choice" in capsys.readouterr().err
 
 
 def test_rollout_accuracy_tool(capsys):

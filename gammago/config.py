@@ -85,6 +85,8 @@ ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse th
                              # break a seki, where the gammas play to the end
                              # (--rollout-light-after 0), not before a light tail, where it
                              # changed nothing (docs/experiments/gammas-to-the-end.md)
+ROLLOUT_ANSWER = False       # --rollout-answer: the gamma moves play the tail's capture or
+                             # save answer to the last move before they draw
 PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
                              # (patterns/rollout19.gamma: no diamond, no read groups; ladders
                              # reach the prior through the reader's adjustment), not the full
@@ -197,6 +199,8 @@ class EngineConfig:
                                    # rollout_tail_seki_for)
     rollout_refuse: bool | None = ROLLOUT_REFUSE  # the gamma moves refuse what the tail's
                                    # random moves refuse (None: where they play to the end)
+    rollout_answer: bool = ROLLOUT_ANSWER  # the gamma moves play the tail's answer to the last
+                                   # move (capture it, or save what it put in atari) first
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -365,6 +369,11 @@ class EngineConfig:
                             "stones; with --rollout-tail-lone of a lone stone too) and pass "
                             "when nothing else is left, so that a seki stands (default: on "
                             "where the gammas play to the end, --rollout-light-after 0)")
+        _on_off(g, "--rollout-answer", d.rollout_answer,
+                "the gamma moves of the rollouts play the light tail's answer to the last move "
+                "when there is one (capture its string in atari, or save a string it put in "
+                "atari by an extension to two liberties or a capture), and draw from the "
+                "gammas only when there is none (default: %(default)s)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -593,8 +602,9 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
     rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), the
-    gamma tail as rollout_settings_for resolves it, and the gamma moves' refusal
-    (--rollout-refuse; unset, on where the gammas play to the end)."""
+    gamma tail as rollout_settings_for resolves it, the gamma moves' refusal
+    (--rollout-refuse; unset, on where the gammas play to the end) and their answer to the last
+    move (--rollout-answer)."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
@@ -605,7 +615,8 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
               else cfg.rollout_refuse)
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
-          "gammas": settings["rollout_tail_gammas"], "refuse": refuse}
+          "gammas": settings["rollout_tail_gammas"], "refuse": refuse,
+          "answer": cfg.rollout_answer}
     return tail.rules(*(name for name, v in on.items() if v))
 
 

@@ -160,6 +160,7 @@ ctypedef struct gamma_policy_t:
     # statistics
     long n_nakade
     long n_refused
+    long n_answered
     long n_light
     long n_tail_local        # gamma-tail moves chosen among the last move's neighbours
     long n_cached

@@ -20,6 +20,10 @@ cdef enum:
                                # self-atari of 2+ stones; with TAIL_LONE of a lone stone too)
                                # and pass when nothing else is left, so that a seki stands
                                # (tail_choose does not read this bit)
+    TAIL_ANSWER = 128          # the gamma moves (pyx/rollout.pyx, _gp_choose) play the tail's
+                               # answer to the last move (tail_reply: capture it in atari, or
+                               # save a string it put in atari) when there is one, before any
+                               # draw (tail_choose does not read this bit)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 

@@ -16,7 +16,7 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after, tac_nakade_point
 from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_RULES_DEFAULT,
-                           TAIL_GAMMAS, TAIL_REFUSE)
+                           TAIL_GAMMAS, TAIL_REFUSE, TAIL_ANSWER)
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -927,6 +927,14 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
             g.n_nakade += 1
             gamma_policy_premove(g, b, m)
             return m
+    if g.tail & TAIL_ANSWER:
+        # the tail's answer to the last move (capture its string in atari, or save a string it
+        # put in atari), played before the gammas draw
+        m = tail_reply(b, r)
+        if m >= 0:
+            g.n_answered += 1
+            gamma_policy_premove(g, b, m)
+            return m
     m = _sample(g, b, c, r)
     if g.tail & TAIL_REFUSE:
         # a refused move's weight is set aside for this draw (recomputed at c's next flush) and
@@ -1355,12 +1363,14 @@ cdef class GammaPolicy:
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
         that reused the cached start position's weights, nakade vital points played, moves
         of the light tail (light_after), gamma-tail moves among the last move's neighbours,
-        gamma moves refused (TAIL_REFUSE in tail) and drawn again."""
+        gamma moves refused (TAIL_REFUSE in tail) and drawn again, the tail's answers played in
+        place of a gamma draw (TAIL_ANSWER in tail)."""
         return {"choose": self.g.n_choose, "light": self.g.n_light,
                 "tail_local": self.g.n_tail_local, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
-                "nakade": self.g.n_nakade, "refused": self.g.n_refused}
+                "nakade": self.g.n_nakade, "refused": self.g.n_refused,
+                "answered": self.g.n_answered}
 
     def evaluate(self, Board board, int n, unsigned long long seed=1, int mercy=0):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'

@@ -336,7 +336,8 @@ cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil:
 
 # the rules' names, as the command line and the tools give them
 RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
-         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS, "refuse": TAIL_REFUSE}
+         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS, "refuse": TAIL_REFUSE,
+         "answer": TAIL_ANSWER}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

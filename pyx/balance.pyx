@@ -6,7 +6,8 @@ log-probability of the moves they played with respect to the log-gammas.
 A playout plays every move with probability proportional to the product of the gammas of its
 rollout features (features.pxd: rollout_features), as the rollouts do with the gammas to the end
 (pyx/rollout.pyx; pass only when no point has a positive weight; with TAIL_REFUSE in the rules
-word, none of the bad self-ataris it refuses). After its first light_after
+word, none of the bad self-ataris it refuses; with TAIL_ANSWER, the light tail's answer to the
+last move first when there is one, a move outside the gradient). After its first light_after
 moves a playout may go on with the light tail's rules (tail_choose: moves outside the gradient)
 or with the gamma tail (_gamma_tail: its gamma draws among the last move's neighbours count in
 the gradient), as the engine's rollouts do. This module recomputes every weight at every move,
@@ -30,7 +31,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_GAMMAS,
-                           TAIL_REFUSE)
+                           TAIL_REFUSE, TAIL_ANSWER)
 from gammago.tail import rule_names
 from gammago.rollout cimport gamma_tail_far, gamma_tail_pick
 
@@ -126,6 +127,12 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
             board_play(b, p, c)
             nmoves += 1
             continue
+        if tail & TAIL_ANSWER:
+            p = tail_reply(b, r)           # forced: it does not depend on the gammas
+            if p >= 0:
+                board_play(b, p, c)
+                nmoves += 1
+                continue
         n = 0
         total = 0
         for i in range(b.nempty):

@@ -123,6 +123,18 @@ def test_gradient_with_the_refusal_matches_finite_differences():
     _check_gradient_by_finite_differences(0, word)
 
 
+
+def test_gradient_with_the_answers_matches_finite_differences():
+    """The gammas to the end playing the tail's answer to the last move first (TAIL_ANSWER, as
+    the engine's rollouts with --rollout-answer on): the answers change playouts, and, forced,
+    they stay out of the gradient, which is that of the gamma draws among the rest."""
+    word = tail.rules("lone", "seki", "refuse", "answer")
+    t = _table(5)
+    b = _position(5, ["C3", "B2", "D2", "C2"])
+    assert balance.value(b, t, 3000, 5, 0, tail=word) != balance.value(
+        b, t, 3000, 5, 0, tail=word & ~tail.RULES["answer"])
+    _check_gradient_by_finite_differences(0, word)
+
 def test_gamma_tail_gradient_matches_finite_differences():
     """With 2 gamma moves and then the gamma tail, the gradient (the tail's choices among the
     last move's neighbours included) on the steepest parameter that the tail's far mass does not

@@ -907,6 +907,34 @@ def test_gamma_moves_refusal_keeps_the_sampler_exact(lone, seed):
         assert rollout.selfcheck(table, size=size, games=3, seed=seed, tail=word) > 0
 
 
+
+@pytest.mark.parametrize("black,white,last,answer", [
+    (["C3"], ["B3", "C4"], "D3", "C2"),     # D3 puts C3 in atari; C2 saves it, with 3 liberties
+    (["C2", "E2", "D3"], [], "D2", "D1"),   # D2 has one liberty, D1, where Black captures it
+])
+def test_gamma_moves_answer_the_last_move_first(black, white, last, answer):
+    """With TAIL_ANSWER (--rollout-answer) the gamma moves play the tail's answer to White's
+    last move every time; without it the gammas draw among the whole board, that answer
+    included."""
+    b = Board(9)
+    b.setup(black=black, white=white)
+    b.to_move = "w"
+    table = shipped_or_random()
+    drawn = {}
+    for on in (False, True):
+        gp = rollout.GammaPolicy(table, light_after=0, tail=_tail_word(tail_answer=on))
+        after = b.copy()
+        gp.reset(after)
+        gp.step(after, last)
+        drawn[on] = {after.vertex(gp.choose(after, seed=s + 1)) for s in range(300)}
+        assert (gp.stats["answered"] == 300) is on and gp.stats["light"] == 0
+    assert drawn[True] == {answer}
+    assert answer in drawn[False] and len(drawn[False]) > 5
+    for size in (9, 19):                     # the weights stay exact after a forced move
+        assert rollout.selfcheck(table, size=size, games=3, seed=4,
+                                 tail=_tail_word(tail_answer=True, tail_refuse=True)) > 0
+
+
 def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():
     # White's D5, F5, E6 make Black's E5 a lone stone's self-atari in the open (its one
     # liberty E4), the only self-atari on the board. White's last move is A9, far away. The

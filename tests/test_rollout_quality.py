@@ -270,6 +270,28 @@ def test_engine_rollout_refuse_default_and_option(capsys):
     assert "invalid choice" in capsys.readouterr().err
 
 
+
+def test_engine_rollout_answer_default_and_option(capsys):
+    """--rollout-answer: off by default on both sizes, before a light tail and to the end;
+    on, the gamma moves answer the last move first, and the engine plays with it."""
+    from gammago.config import ROLLOUT_ANSWER, EngineConfig, rollout_tail_for
+    from gammago.engine import Engine
+    bit = tail.RULES["answer"]
+    assert EngineConfig().rollout_answer is ROLLOUT_ANSWER is False
+    for size in (9, 19):
+        assert not rollout_tail_for(size) & bit
+        assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit
+        assert rollout_tail_for(size, EngineConfig(rollout_answer=True)) & bit
+    for args, on in ((["--rollout-answer", "on", "--rollout-light-after", "0"], True),
+                     (["--rollout-answer", "off"], False), ([], False)):
+        e = Engine(engine_config(args + ["--playouts", "64", "--mode", "rollouts"]))
+        e.new_game(9, 7.0)
+        assert ("answer" in e.search.tail_rules) is on
+        assert e.genmove("b") not in ("pass", "resign")
+    with pytest.raises(SystemExit):                     # on or off, nothing else
+        engine_config(["--rollout-answer", "yes"])
+    assert "invalid choice" in capsys.readouterr().err
+
 def test_rollout_accuracy_tool(capsys):
     from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,
                                 ROLLOUT_TAIL_CAPTURE)

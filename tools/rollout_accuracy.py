@@ -15,7 +15,8 @@ sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `l
 `--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`, `--rollout-tail-gammas`;
 `lone` defaults to the engine's for `--size`, on without it), `refuse=0|1` the gamma moves'
 refusal of bad self-ataris (`--rollout-refuse`; by default, as in the engine, on where the
-gammas play to the end), `mercy=N` the rollouts' mercy
+gammas play to the end), `answer=0|1` the gamma moves' answer to the last move before they
+draw (`--rollout-answer`; off by default), `mercy=N` the rollouts' mercy
 rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
 taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
@@ -106,7 +107,7 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     """A variant text -> {"scale": its --rollout-scale text, "nakade": the nakade probability,
     "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
-    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse; refuse, unless
+    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse, answer; refuse, unless
     given, on where light is 0, as in the engine), "mercy": the mercy
     threshold (0 for off), "power": the power on the gammas, "far": the factor on the gamma
     tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout

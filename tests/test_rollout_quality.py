@@ -245,7 +245,6 @@ def test_engine_rollout_refuse_default_and_option(capsys):
     the end and not before a light tail, on both sizes; set, as given; train-balance's
     playouts follow the engine for the --light-after they balance."""
     from gammago.config import EngineConfig, rollout_tail_for
-    from gammago.engine import Engine
     from gammago.train_balance import tail_word
     bit = tail.RULES["refuse"]
     assert EngineConfig().rollout_refuse is None
@@ -257,40 +256,40 @@ def test_engine_rollout_refuse_default_and_option(capsys):
         assert rollout_tail_for(size, EngineConfig(rollout_refuse=True)) & bit
         assert tail_word(size, False, 0) & bit and not tail_word(size, True, 5) & bit
         assert tail_word(size, False) == rollout_tail_for(size)
-    for args, on in ((["--rollout-light-after", "0"], True),
-                     (["--rollout-light-after", "0", "--rollout-refuse", "off"], False),
-                     (["--rollout-refuse", "on"], True), ([], False)):
-        cfg = engine_config(args + ["--playouts", "64", "--mode", "rollouts"])
-        e = Engine(cfg)
-        e.new_game(9, 7.0)
-        assert ("refuse" in e.search.tail_rules) is on
-        assert e.genmove("b") not in ("pass", "resign")
-    with pytest.raises(SystemExit):                     # on or off, nothing else
-        engine_config(["--rollout-refuse", "yes"])
-    assert "invalid choice" in capsys.readouterr().err
+    _check_rule_option("refuse", capsys, (
+        (["--rollout-light-after", "0"], True),
+        (["--rollout-light-after", "0", "--rollout-refuse", "off"], False),
+        (["--rollout-refuse", "on"], True), ([], False)))
 
+
+def _check_rule_option(rule, capsys, cases):
+    """For each (options, on) of cases the engine's rollouts have the rule `rule` on or off,
+    and it plays; --rollout-RULE takes on or off, nothing else."""
+    from gammago.engine import Engine
+    for args, on in cases:
+        e = Engine(engine_config(args + ["--playouts", "64", "--mode", "rollouts"]))
+        e.new_game(9, 7.0)
+        assert (rule in e.search.tail_rules) is on
+        assert e.genmove("b") not in ("pass", "resign")
+    with pytest.raises(SystemExit):
+        engine_config([f"--rollout-{rule}", "yes"])
+    assert "invalid choice" in capsys.readouterr().err
 
 
 def test_engine_rollout_answer_default_and_option(capsys):
     """--rollout-answer: off by default on both sizes, before a light tail and to the end;
     on, the gamma moves answer the last move first, and the engine plays with it."""
     from gammago.config import ROLLOUT_ANSWER, EngineConfig, rollout_tail_for
-    from gammago.engine import Engine
     bit = tail.RULES["answer"]
     assert EngineConfig().rollout_answer is ROLLOUT_ANSWER is False
     for size in (9, 19):
         assert not rollout_tail_for(size) & bit
         assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit
         assert rollout_tail_for(size, EngineConfig(rollout_answer=True)) & bit
-    for args, on in ((["--rollout-answer", "on", "--rollout-light-after", "0"], True),
-                     (["--rollout-answer", "off"], False), ([], False)):
-        e = Engine(engine_config(args + ["--playouts", "64", "--mode", "rollouts"]))
-        e.new_game(9, 7.0)
-        assert ("answer" in e.search.tail_rules) is on
-        assert e.genmove("b") not in ("pass", "resign")
-    with pytest.raises(SystemExit):                     # on or off, nothing else
-        engine_config(["--rollout-answer", "yes"])
-    assert "invalid choice" in capsys.readouterr().err
+    _check_rule_option("answer", capsys, (
+        (["--rollout-answer", "on", "--rollout-light-after", "0"], True),
+        (["--rollout-answer", "off"], False), ([], False)))
+
 
 def test_rollout_accuracy_tool(capsys):
     from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,

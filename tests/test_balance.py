@@ -123,7 +123,6 @@ def test_gradient_with_the_refusal_matches_finite_differences():
     _check_gradient_by_finite_differences(0, word)
 
 
-
 def test_gradient_with_the_answers_matches_finite_differences():
     """The gammas to the end playing the tail's answer to the last move first (TAIL_ANSWER, as
     the engine's rollouts with --rollout-answer on): the answers change playouts, and, forced,
@@ -134,6 +133,7 @@ def test_gradient_with_the_answers_matches_finite_differences():
     assert balance.value(b, t, 3000, 5, 0, tail=word) != balance.value(
         b, t, 3000, 5, 0, tail=word & ~tail.RULES["answer"])
     _check_gradient_by_finite_differences(0, word)
+
 
 def test_gamma_tail_gradient_matches_finite_differences():
     """With 2 gamma moves and then the gamma tail, the gradient (the tail's choices among the

@@ -907,7 +907,6 @@ def test_gamma_moves_refusal_keeps_the_sampler_exact(lone, seed):
         assert rollout.selfcheck(table, size=size, games=3, seed=seed, tail=word) > 0
 
 
-
 @pytest.mark.parametrize("black,white,last,answer", [
     (["C3"], ["B3", "C4"], "D3", "C2"),     # D3 puts C3 in atari; C2 saves it, with 3 liberties
     (["C2", "E2", "D3"], [], "D2", "D1"),   # D2 has one liberty, D1, where Black captures it

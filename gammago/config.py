@@ -199,8 +199,10 @@ class EngineConfig:
                                    # rollout_tail_seki_for)
     rollout_refuse: bool | None = ROLLOUT_REFUSE  # the gamma moves refuse what the tail's
                                    # random moves refuse (None: where they play to the end)
-    rollout_answer: bool = ROLLOUT_ANSWER  # the gamma moves play the tail's answer to the last
+    rollout_answer: bool | None = None  # the gamma moves play the tail's answer to the last
                                    # move (capture it, or save what it put in atari) first
+                                   # (None: what a --rollout-gammas table was trained for, else
+                                   # ROLLOUT_ANSWER; rollout_settings_for)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -369,11 +371,13 @@ class EngineConfig:
                             "stones; with --rollout-tail-lone of a lone stone too) and pass "
                             "when nothing else is left, so that a seki stands (default: on "
                             "where the gammas play to the end, --rollout-light-after 0)")
-        _on_off(g, "--rollout-answer", d.rollout_answer,
-                "the gamma moves of the rollouts play the light tail's answer to the last move "
-                "when there is one (capture its string in atari, or save a string it put in "
-                "atari by an extension to two liberties or a capture), and draw from the "
-                "gammas only when there is none (default: %(default)s)")
+        g.add_argument("--rollout-answer", choices=("on", "off"), default=None,
+                       help="the gamma moves of the rollouts play the light tail's answer to "
+                            "the last move when there is one (capture its string in atari, or "
+                            "save a string it put in atari by an extension to two liberties or "
+                            "a capture), and draw from the gammas only when there is none "
+                            "(default: what a --rollout-gammas table was trained for, else "
+                            f"{'on' if ROLLOUT_ANSWER else 'off'})")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -616,20 +620,22 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
           "gammas": settings["rollout_tail_gammas"], "refuse": refuse,
-          "answer": cfg.rollout_answer}
+          "answer": settings["rollout_answer"]}
     return tail.rules(*(name for name, v in on.items() if v))
 
 
 def rollout_settings_for(size, cfg=None, table_settings=None):
     """The rollout settings a table may name (gammago.gammas.ROLLOUT_SETTINGS' fields:
-    rollout_light_after, rollout_tail_gammas, rollout_tail_far) on a board size, each from the
+    rollout_light_after, rollout_tail_gammas, rollout_tail_far, rollout_answer) on a board
+    size, each from the
     first that sets it: cfg's option, the --rollout-gammas table's settings line
     (table_settings, Gammas.settings), the default (by size for the light tail's start)."""
     if cfg is None:
         cfg = EngineConfig()
     table_settings = table_settings or {}
     default = {"rollout_light_after": rollout_light_after_for(size),
-               "rollout_tail_gammas": ROLLOUT_TAIL_GAMMAS, "rollout_tail_far": 1.0}
+               "rollout_tail_gammas": ROLLOUT_TAIL_GAMMAS, "rollout_tail_far": 1.0,
+               "rollout_answer": ROLLOUT_ANSWER}
     out = {}
     for field, d in default.items():
         v = getattr(cfg, field)

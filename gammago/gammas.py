@@ -78,7 +78,8 @@ def _number(v):
 
 ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole),
                     "--rollout-tail-gammas": ("rollout_tail_gammas", _on_off),
-                    "--rollout-tail-far": ("rollout_tail_far", _number)}
+                    "--rollout-tail-far": ("rollout_tail_far", _number),
+                    "--rollout-answer": ("rollout_answer", _on_off)}
 
 
 def parse_settings(text):

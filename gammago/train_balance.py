@@ -9,8 +9,9 @@ Practice", 2010) fits the log-gammas theta of the rollout features to minimise
 
 where V_theta(s) is the playouts' mean result for Black (gammas to the end, or with
 `--light-after N` N gamma moves and then the light tail, whose moves carry no gradient, or with
-`--tail-gammas` the gamma tail, whose choices among the last move's neighbours do) and V*(s)
-a better estimate of the position's value. For each position, M playouts give V_hat, N others
+`--tail-gammas` the gamma tail, whose choices among the last move's neighbours do; with
+`--answer` the gamma moves play the tail's answer to the last move first, outside the gradient)
+and V*(s) a better estimate of the position's value. For each position, M playouts give V_hat, N others
 the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
@@ -25,7 +26,8 @@ the moves that led to it), not by where it was found, so it serves games given b
 any order, and a position met in several games is searched once.
 Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`), with a settings line that names the
-rollout settings it was trained for (its gamma moves, the gamma tail and its far factor), which
+rollout settings it was trained for (its gamma moves, the gamma tail and its far factor, the
+answers), which
 the engine takes where its options leave them unset; a PNG beside it shows the held-out error by
 epoch.
 """
@@ -107,6 +109,10 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="with --tail-gammas: fit the factor on the gamma tail's far weight "
                         "(its log, one more parameter) with the gammas; the table's settings "
                         "line (which the engine plays it with) and the summary give it")
+    p.add_argument("--answer", action="store_true",
+                   help="balance rollouts whose gamma moves play the light tail's answer to the "
+                        "last move before they draw (as --rollout-answer on; the answers carry "
+                        "no gradient)")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
@@ -409,13 +415,15 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
 
 
 # --- training -----------------------------------------------------------------------------
-def tail_word(size, gammas, light_after=None):
+def tail_word(size, gammas, light_after=None, answer=False):
     """The light tail's rules word of the balancing playouts: the engine's for the board size
     with the gammas for light_after moves (None: the default; 0 to the end, where their moves
-    refuse bad self-ataris), with the gamma tail when `gammas`."""
+    refuse bad self-ataris), with the gamma tail when `gammas`, and the gamma moves' answer to
+    the last move (--rollout-answer on) when `answer`."""
     from gammago import tail
     from gammago.config import EngineConfig, rollout_tail_for
-    word = rollout_tail_for(size, EngineConfig(rollout_light_after=light_after))
+    word = rollout_tail_for(size, EngineConfig(rollout_light_after=light_after,
+                                               rollout_answer=answer))
     return word | tail.RULES["gammas"] if gammas else word
 
 
@@ -458,7 +466,7 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
 
     table = table_from(theta, param, base)
     history = []
-    word = tail_word(args.size, args.tail_gammas, args.light_after)
+    word = tail_word(args.size, args.tail_gammas, args.light_after, args.answer)
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
                  args.light_after, word, far_scale())
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
@@ -629,11 +637,15 @@ def main(args):
     settings = {"rollout_light_after": args.light_after, "rollout_tail_gammas": args.tail_gammas}
     if args.tail_gammas:
         settings["rollout_tail_far"] = float(f"{last['tail_far']:.4g}")
+    if args.answer:
+        settings["rollout_answer"] = True
     comments = [
         "simulation balancing (gammago train-balance): the rollouts' table as it is "
         "(use with --rollout-gammas)" + (
             f", for {args.light_after} gamma moves and the light tail" if args.light_after
-            else ", gammas to the end") + "; the engine plays it with the settings below "
+            else ", gammas to the end") + (
+            ", its gamma moves answering the last move first" if args.answer else "") +
+        "; the engine plays it with the settings below "
         "where its options leave them unset",
         G.settings_comment(settings, args.size),
         "command: gammago train-balance " + " ".join(sys.argv[2:] if len(sys.argv) > 2 else []),

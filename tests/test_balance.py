@@ -135,6 +135,16 @@ def test_gradient_with_the_answers_matches_finite_differences():
     _check_gradient_by_finite_differences(0, word)
 
 
+def test_train_balance_answer_sets_the_answer_bit():
+    """train-balance --answer balances the rollouts the engine plays with --rollout-answer on:
+    the engine's rules word for the size and gamma moves, with the answer bit added."""
+    from gammago.train_balance import tail_word
+    for size, light_after, gammas in ((9, 0, False), (19, 0, False), (9, 5, True)):
+        word = tail_word(size, gammas, light_after, answer=True)
+        assert word == tail_word(size, gammas, light_after) | tail.RULES["answer"]
+        assert not tail_word(size, gammas, light_after) & tail.RULES["answer"]
+
+
 def test_gamma_tail_gradient_matches_finite_differences():
     """With 2 gamma moves and then the gamma tail, the gradient (the tail's choices among the
     last move's neighbours included) on the steepest parameter that the tail's far mass does not
@@ -290,6 +300,15 @@ def test_train_balance_end_to_end(tmp_path):
     e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
     assert e.search.light_after == 3 and "gammas" in e.search.tail_rules
+    # balanced with the gamma moves answering the last move first: the settings line says so,
+    # and the engine plays it so
+    r3a = _run(args + ["--answer"])
+    assert r3a.returncode == 0, r3a.stderr
+    assert G.load(out).settings == {"rollout_light_after": 0, "rollout_tail_gammas": False,
+                                    "rollout_answer": True}
+    e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
+    e.new_game(9, 7.0)
+    assert e.search.light_after == 0 and "answer" in e.search.tail_rules
     # the far factor fitted with the gammas: it moves from where it starts, and the file and
     # the summary give it
     r3f = _run(args + ["--light-after", "3", "--tail-gammas", "--fit-tail-far", "--tail-far",

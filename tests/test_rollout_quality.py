@@ -281,7 +281,7 @@ def test_engine_rollout_answer_default_and_option(capsys):
     on, the gamma moves answer the last move first, and the engine plays with it."""
     from gammago.config import ROLLOUT_ANSWER, EngineConfig, rollout_tail_for
     bit = tail.RULES["answer"]
-    assert EngineConfig().rollout_answer is ROLLOUT_ANSWER is False
+    assert EngineConfig().rollout_answer is None and ROLLOUT_ANSWER is False
     for size in (9, 19):
         assert not rollout_tail_for(size) & bit
         assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit

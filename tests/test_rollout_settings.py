@@ -60,6 +60,7 @@ def test_settings_line_names_its_board_size(tmp_path):
     ("rollout-settings: --rollout-tail-far x", "--rollout-tail-far must be a number, not 'x'"),
     ("rollout-settings: --rollout-tail-far nan", "--rollout-tail-far must be a finite number > 0"),
     ("rollout-settings: --rollout-tail-far 0.5 --rollout-tail-far 0.6", "given twice"),
+    ("rollout-settings: --rollout-answer 1", "--rollout-answer must be on or off"),
 ])
 def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):
     path = _table_with(tmp_path, "comment", line)
@@ -76,16 +77,39 @@ def test_two_settings_lines_are_refused(tmp_path):
 
 
 def test_settings_resolve_option_then_table_then_default():
-    table = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.37}
+    table = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.37,
+             "rollout_answer": True}
     assert rollout_settings_for(9) == {"rollout_light_after": 5, "rollout_tail_gammas": False,
-                                       "rollout_tail_far": 1.0}
+                                       "rollout_tail_far": 1.0, "rollout_answer": False}
     assert rollout_settings_for(19)["rollout_light_after"] == 10
     assert rollout_settings_for(9, EngineConfig(), table) == table
-    given = EngineConfig(rollout_light_after=0, rollout_tail_gammas=False, rollout_tail_far=2.0)
+    given = EngineConfig(rollout_light_after=0, rollout_tail_gammas=False, rollout_tail_far=2.0,
+                         rollout_answer=False)
     assert rollout_settings_for(9, given, table) == {
-        "rollout_light_after": 0, "rollout_tail_gammas": False, "rollout_tail_far": 2.0}
+        "rollout_light_after": 0, "rollout_tail_gammas": False, "rollout_tail_far": 2.0,
+        "rollout_answer": False}
     assert rollout_settings_for(9, EngineConfig(rollout_tail_far=0.5), {"rollout_light_after": 3}) \
-        == {"rollout_light_after": 3, "rollout_tail_gammas": False, "rollout_tail_far": 0.5}
+        == {"rollout_light_after": 3, "rollout_tail_gammas": False, "rollout_tail_far": 0.5,
+            "rollout_answer": False}
+
+
+def test_a_table_balanced_with_the_answers_plays_with_them(tmp_path, caplog):
+    """A settings line with --rollout-answer on (train-balance --answer writes it): the engine
+    plays the table's gamma moves answering the last move first, unless told off."""
+    line = G.settings_comment({"rollout_light_after": 0, "rollout_answer": True}, 9)
+    assert line == "rollout-settings for 9x9: --rollout-light-after 0 --rollout-answer on"
+    path = _table_with(tmp_path, line)
+    assert G.load(path).settings == {"rollout_light_after": 0, "rollout_answer": True}
+    e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(path)))
+    e.new_game(9, 7.0)
+    assert e.search.light_after == 0 and "answer" in e.search.tail_rules
+    assert e.genmove("b") not in ("resign", "pass")
+    with caplog.at_level(logging.WARNING, logger="gammago"):
+        e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path),
+                                rollout_answer=False))
+        e.new_game(9, 7.0)
+    assert "answer" not in e.search.tail_rules
+    assert any("--rollout-answer off as given" in r.getMessage() for r in caplog.records)
 
 
 def test_engine_plays_a_table_with_its_settings_unless_told_otherwise(tmp_path, caplog):
@@ -125,8 +149,8 @@ def test_gtp_options_left_unset_are_none():
     p = argparse.ArgumentParser()
     EngineConfig.add_arguments(p)
     cfg = EngineConfig.from_args(p.parse_args([]))
-    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far, cfg.rollout_light_after) == (
-        None, None, None)
+    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far, cfg.rollout_light_after,
+            cfg.rollout_answer) == (None, None, None, None)
     cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-gammas", "off",
                                                "--rollout-tail-far", "1"]))
     assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (False, 1.0)

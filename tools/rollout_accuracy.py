@@ -22,7 +22,7 @@ taken more than N stones beyond the other), `power=P` the rollouts' power on the
 (`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
 and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
 by the variant's own scale parts, with the settings its `rollout-settings` line names where
-the variant has no `light=`, `gammas=` or `far=` part, as the engine plays it; a line for
+the variant has no `light=`, `gammas=`, `far=` or `answer=` part, as the engine plays it; a line for
 another board size than `--size` is left aside). The base is the
 engine's default for
 `--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
@@ -157,14 +157,16 @@ def take_table_settings(variant, settings, size):
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
     --rollout-gammas table on a board of `size` (gammago.config.rollout_settings_for, with the
     variant's parts as the options given): light= for --rollout-light-after, gammas= for
-    --rollout-tail-gammas, far= for --rollout-tail-far."""
-    given, bit = variant["given"], T.RULES["gammas"]
+    --rollout-tail-gammas, far= for --rollout-tail-far, answer= for --rollout-answer."""
+    given, bit, answer = variant["given"], T.RULES["gammas"], T.RULES["answer"]
     own = SimpleNamespace(
         rollout_light_after=variant["light"] if "light" in given else None,
         rollout_tail_gammas=bool(variant["tail"] & bit) if "gammas" in given else None,
-        rollout_tail_far=variant["far"] if "far" in given else None)
+        rollout_tail_far=variant["far"] if "far" in given else None,
+        rollout_answer=bool(variant["tail"] & answer) if "answer" in given else None)
     s = rollout_settings_for(size, own, settings)
     tail = variant["tail"] | bit if s["rollout_tail_gammas"] else variant["tail"] & ~bit
+    tail = tail | answer if s["rollout_answer"] else tail & ~answer
     tail = _refuse_as_engine(tail, s["rollout_light_after"], given)
     return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
 

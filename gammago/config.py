@@ -145,6 +145,14 @@ def _on_off(group, flag, on, help):
     group.add_argument(flag, choices=("on", "off"), default="on" if on else "off", help=help)
 
 
+def _on_off_table(group, flag, otherwise, help):
+    """An option FLAG {on,off} left unset (None) by default, so that a --rollout-gammas table's
+    settings line may set it (rollout_settings_for); `otherwise`: its value without either."""
+    group.add_argument(flag, choices=("on", "off"), default=None,
+                       help=f"{help} (default: what a --rollout-gammas table was trained for, "
+                            f"else {'on' if otherwise else 'off'})")
+
+
 @dataclasses.dataclass
 class EngineConfig:
     playouts: int = 0              # fixed playouts per move (0: use the clock)
@@ -330,15 +338,13 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
-        g.add_argument("--rollout-tail-gammas", choices=("on", "off"), default=None,
-                       help="the gamma tail: after its capture or save the light tail "
-                            "(--rollout-light-after) draws its move from the rollout gammas, "
-                            "exactly among the 8 neighbours of the last move (every feature "
-                            "the rollouts weigh, distances included) against a mass for the "
-                            "rest of the board, where it takes a random point as without it; "
-                            "it replaces the shapes, the 2-liberty and the capture rules "
-                            "(default: what a --rollout-gammas table was trained for, else "
-                            f"{'on' if ROLLOUT_TAIL_GAMMAS else 'off'})")
+        _on_off_table(g, "--rollout-tail-gammas", ROLLOUT_TAIL_GAMMAS,
+                      "the gamma tail: after its capture or save the light tail "
+                      "(--rollout-light-after) draws its move from the rollout gammas, exactly "
+                      "among the 8 neighbours of the last move (every feature the rollouts "
+                      "weigh, distances included) against a mass for the rest of the board, "
+                      "where it takes a random point as without it; it replaces the shapes, "
+                      "the 2-liberty and the capture rules")
         g.add_argument("--rollout-tail-far", type=float, default=None, metavar="F",
                        help="the gamma tail's mass for the rest of the board times F: below 1 "
                             "it draws more of its moves among the last move's neighbours "
@@ -371,13 +377,11 @@ class EngineConfig:
                             "stones; with --rollout-tail-lone of a lone stone too) and pass "
                             "when nothing else is left, so that a seki stands (default: on "
                             "where the gammas play to the end, --rollout-light-after 0)")
-        g.add_argument("--rollout-answer", choices=("on", "off"), default=None,
-                       help="the gamma moves of the rollouts play the light tail's answer to "
-                            "the last move when there is one (capture its string in atari, or "
-                            "save a string it put in atari by an extension to two liberties or "
-                            "a capture), and draw from the gammas only when there is none "
-                            "(default: what a --rollout-gammas table was trained for, else "
-                            f"{'on' if ROLLOUT_ANSWER else 'off'})")
+        _on_off_table(g, "--rollout-answer", ROLLOUT_ANSWER,
+                      "the gamma moves of the rollouts play the light tail's answer to the last "
+                      "move when there is one (capture its string in atari, or save a string "
+                      "it put in atari by an extension to two liberties or a capture), and draw "
+                      "from the gammas only when there is none")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "

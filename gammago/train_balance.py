@@ -11,8 +11,8 @@ where V_theta(s) is the playouts' mean result for Black (gammas to the end, or w
 `--light-after N` N gamma moves and then the light tail, whose moves carry no gradient, or with
 `--tail-gammas` the gamma tail, whose choices among the last move's neighbours do; with
 `--answer` the gamma moves play the tail's answer to the last move first, outside the gradient)
-and V*(s) a better estimate of the position's value. For each position, M playouts give V_hat, N others
-the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
+and V*(s) a better estimate of the position's value. For each position, M playouts give V_hat,
+N others the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
 Positions are sampled from SGF games (`--per-game` from each, from `--start` on) and labelled

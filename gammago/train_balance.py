@@ -420,11 +420,9 @@ def tail_word(size, gammas, light_after=None, answer=False):
     with the gammas for light_after moves (None: the default; 0 to the end, where their moves
     refuse bad self-ataris), with the gamma tail when `gammas`, and the gamma moves' answer to
     the last move (--rollout-answer on) when `answer`."""
-    from gammago import tail
     from gammago.config import EngineConfig, rollout_tail_for
-    word = rollout_tail_for(size, EngineConfig(rollout_light_after=light_after,
-                                               rollout_answer=answer))
-    return word | tail.RULES["gammas"] if gammas else word
+    return rollout_tail_for(size, EngineConfig(rollout_light_after=light_after,
+                                               rollout_tail_gammas=gammas, rollout_answer=answer))
 
 
 def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None, far_scale=1.0):

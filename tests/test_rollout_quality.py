@@ -396,11 +396,14 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     g = G.load(shipped)
     named = tmp_path / "named.gamma"
     G.save(named, g.table, g.listed, comments=[G.settings_comment(
-        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.25})])
+        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.25,
+         "rollout_answer": True})])
     _, by_file, overridden = run(1.0, "--variant", f"table={named}",
-                                 "--variant", f"table={named},gammas=0,light=7")["rows"]
-    assert (by_file["light_after"], by_file["far"], "gammas" in by_file["tail"]) == (3, 0.25, True)
-    assert (overridden["light_after"], "gammas" in overridden["tail"]) == (7, False)
+                                 "--variant", f"table={named},gammas=0,light=7,answer=0")["rows"]
+    assert (by_file["light_after"], by_file["far"], "gammas" in by_file["tail"],
+            "answer" in by_file["tail"]) == (3, 0.25, True, True)
+    assert (overridden["light_after"], "gammas" in overridden["tail"],
+            "answer" in overridden["tail"]) == (7, False, False)
     # bad input: named, refused
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100, "mode": "rollouts",

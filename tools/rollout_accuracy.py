@@ -152,21 +152,25 @@ def _refuse_as_engine(tail, light, given):
     return tail | bit if rollout_refuse_for(light) else tail & ~bit
 
 
+# the rules a table's settings line may turn on or off: their EngineConfig fields
+TABLE_RULES = {"gammas": "rollout_tail_gammas", "answer": "rollout_answer"}
+
+
 def take_table_settings(variant, settings, size):
     """A variant of split_variant with the settings of its table's `rollout-settings` line
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
     --rollout-gammas table on a board of `size` (gammago.config.rollout_settings_for, with the
     variant's parts as the options given): light= for --rollout-light-after, gammas= for
     --rollout-tail-gammas, far= for --rollout-tail-far, answer= for --rollout-answer."""
-    given, bit, answer = variant["given"], T.RULES["gammas"], T.RULES["answer"]
+    given, tail = variant["given"], variant["tail"]
     own = SimpleNamespace(
         rollout_light_after=variant["light"] if "light" in given else None,
-        rollout_tail_gammas=bool(variant["tail"] & bit) if "gammas" in given else None,
         rollout_tail_far=variant["far"] if "far" in given else None,
-        rollout_answer=bool(variant["tail"] & answer) if "answer" in given else None)
+        **{field: bool(tail & T.RULES[rule]) if rule in given else None
+           for rule, field in TABLE_RULES.items()})
     s = rollout_settings_for(size, own, settings)
-    tail = variant["tail"] | bit if s["rollout_tail_gammas"] else variant["tail"] & ~bit
-    tail = tail | answer if s["rollout_answer"] else tail & ~answer
+    for rule, field in TABLE_RULES.items():
+        tail = tail | T.RULES[rule] if s[field] else tail & ~T.RULES[rule]
     tail = _refuse_as_engine(tail, s["rollout_light_after"], given)
     return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
 

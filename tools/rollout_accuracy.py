@@ -134,12 +134,17 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
         elif name in T.RULES:
             if value not in ("0", "1"):
                 raise ValueError(f"variant {spec!r}: {name} must be 0 or 1")
-            tail = tail | T.RULES[name] if value == "1" else tail & ~T.RULES[name]
+            tail = _with_rule(tail, T.RULES[name], value == "1")
             given.add(name)
         elif part:
             parts.append(part)
     return dict(values, scale=",".join(parts), tail=_refuse_as_engine(tail, values["light"], given),
                 given=given)
+
+
+def _with_rule(tail, bit, on):
+    """The rules word tail with the rule bit on or off."""
+    return tail | bit if on else tail & ~bit
 
 
 def _refuse_as_engine(tail, light, given):
@@ -148,8 +153,7 @@ def _refuse_as_engine(tail, light, given):
     unless the variant has a part refuse= of its own."""
     if "refuse" in given:
         return tail
-    bit = T.RULES["refuse"]
-    return tail | bit if rollout_refuse_for(light) else tail & ~bit
+    return _with_rule(tail, T.RULES["refuse"], rollout_refuse_for(light))
 
 
 # the rules a table's settings line may turn on or off: their EngineConfig fields
@@ -170,7 +174,7 @@ def take_table_settings(variant, settings, size):
            for rule, field in TABLE_RULES.items()})
     s = rollout_settings_for(size, own, settings)
     for rule, field in TABLE_RULES.items():
-        tail = tail | T.RULES[rule] if s[field] else tail & ~T.RULES[rule]
+        tail = _with_rule(tail, T.RULES[rule], s[field])
     tail = _refuse_as_engine(tail, s["rollout_light_after"], given)
     return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
 

@@ -51,8 +51,9 @@ def providers(model=None):
     """['CUDAExecutionProvider', 'CPUExecutionProvider'] when CUDA loads here, else CPU only.
     The probe opens the shipped model (`model`, a path, where that is missing) on CUDA with
     onnxruntime's logging silenced, so a machine without CUDA prints nothing; it needs no other
-    package. Where the machine has an NVIDIA GPU and CUDA does not load, that is said once on
-    stderr, with the reason; a machine without one hears nothing of CUDA."""
+    package. Where the machine has an NVIDIA GPU and CUDA does not load, or the onnxruntime
+    installed offers no CUDA provider (its CPU build), that is said once on stderr, with the
+    reason; a machine without one hears nothing of CUDA."""
     global _PROVIDERS
     if _PROVIDERS is None:
         ort = _ort()
@@ -65,6 +66,13 @@ def providers(model=None):
             elif _nvidia_gpu_present():     # (onnxruntime-gpu offers CUDA on machines without a GPU too)
                 log.warning("onnxruntime offers CUDA but it did not load (%s): the net runs on the CPU; "
                             "pip install 'onnxruntime-gpu[cuda,cudnn]' brings CUDA's libraries", why)
+        elif probe and _nvidia_gpu_present():
+            # the CPU build of onnxruntime (package onnxruntime, not onnxruntime-gpu) on a machine
+            # with an NVIDIA GPU: both packages install the same module, so the CPU build may
+            # shadow the GPU one
+            log.warning("onnxruntime %s offers no CUDA provider (providers: %s): the net runs on the "
+                        "CPU; pip uninstall onnxruntime, then pip install 'onnxruntime-gpu[cuda,cudnn]'",
+                        getattr(ort, "__version__", "?"), ", ".join(ort.get_available_providers()))
     return list(_PROVIDERS)
 
 

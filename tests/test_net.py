@@ -39,14 +39,16 @@ def test_cuda_probe_is_quiet(capfd):
 
 
 class _FakeOrt:
-    """onnxruntime as a GPU build shows it: CUDA offered; `loads` says whether a model opened on
-    CUDA gets it."""
+    """onnxruntime as a GPU build shows it: CUDA offered (`offers`: False for the CPU build);
+    `loads` says whether a model opened on CUDA gets it."""
 
-    def __init__(self, real, loads):
-        self.real, self.loads, self.opened = real, loads, []
+    __version__ = "1.30.0"
+
+    def __init__(self, real, loads, offers=True):
+        self.real, self.loads, self.offers, self.opened = real, loads, offers, []
 
     def get_available_providers(self):
-        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+        return (["CUDAExecutionProvider"] if self.offers else []) + ["CPUExecutionProvider"]
 
     def set_default_logger_severity(self, level):
         pass
@@ -87,6 +89,22 @@ def test_cuda_probe_needs_no_onnx_package_and_says_why_it_falls_back(monkeypatch
         assert provs == ["CPUExecutionProvider"]
         said = "did not load" in caplog.text and "runs on the CPU" in caplog.text
         assert said == gpu and ("CUDA" in caplog.text) == gpu
+    monkeypatch.setattr(N, "_PROVIDERS", None)
+
+
+@pytest.mark.parametrize("gpu", [True, False])
+def test_cpu_build_of_onnxruntime_on_a_gpu_machine_is_named(monkeypatch, caplog, gpu):
+    """onnxruntime's CPU build (it offers no CUDA provider) on a machine with an NVIDIA GPU: the
+    net runs on the CPU and the log says why and what to install; without a GPU, nothing."""
+    fake = _FakeOrt(N._ort(), loads=False, offers=False)
+    monkeypatch.setattr(N, "_ort", lambda: fake)
+    monkeypatch.setattr(N, "_nvidia_gpu_present", lambda: gpu)
+    monkeypatch.setattr(N, "_PROVIDERS", None)
+    with caplog.at_level("WARNING", logger="gammago"):
+        provs = N.providers()
+    assert provs == ["CPUExecutionProvider"] and not fake.opened
+    said = "offers no CUDA provider" in caplog.text and "onnxruntime-gpu" in caplog.text
+    assert said == gpu and ("1.30.0" in caplog.text) == gpu
     monkeypatch.setattr(N, "_PROVIDERS", None)
 
 

@@ -124,8 +124,11 @@ def net_figures(runs, quick, seed):
     return out
 
 
-# Search: playouts per timed search from the empty board (light rollouts, cheap prior), with 1
-# and 2 threads sharing one tree; compare with light_playouts_per_s_* of the same run.
+# Search: playouts per timed search from the empty board, with 1 and 2 threads sharing one
+# tree: light rollouts and a cheap prior (compare with light_playouts_per_s_* of the same run),
+# then the gammas ordering the children and driving the rollouts to the end (the _gamma keys;
+# compare with gamma_playouts_per_s_*). The engine's own search, whose rollouts play the gammas
+# for a few moves and then the light tail, is timed by net_root_figures.
 SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 
 
@@ -140,10 +143,11 @@ def search_figures(runs, quick, seed):
         for threads in (1, 2):
 
             for rollouts in ("light", "gamma"):
-                # gamma rollouts are ~5x slower: a fifth of the playouts; the gammas read once
+                # the gammas to the end are several times slower: a fifth of the playouts; the
+                # gammas read once
                 count = n if rollouts == "light" else max(100, n // 5)
-                # the engine's defaults: the rollouts' gammas order the children and, scaled,
-                # drive the rollouts
+                # the rollouts' gammas order the children and, scaled as the engine scales
+                # them, drive the rollouts to the end (GammaPolicy's defaults, not the engine's)
                 table = gammas.rollout_base(size) if rollouts == "gamma" else None
 
                 def one(s, size=size, count=count, threads=threads, table=table):

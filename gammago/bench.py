@@ -128,7 +128,7 @@ def net_figures(runs, quick, seed):
 # tree: light rollouts and a cheap prior (compare with light_playouts_per_s_* of the same run),
 # then the gammas ordering the children and driving the rollouts to the end (the _gamma keys;
 # compare with gamma_playouts_per_s_*). The engine's own search, whose rollouts play the gammas
-# for a few moves and then the light tail, is timed by net_root_figures.
+# for a few moves and then the light tail, is timed on 19x19 by net_root_figures.
 SEARCH_PLAYOUTS = {9: 20000, 19: 3000}
 
 

@@ -13,6 +13,8 @@ COMMANDS = [
     ("bench", "gammago.bench", "playout, search and net speed figures (median of several runs)"),
     ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
     ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
+    ("compare", "gammago.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
+    ("selfplay", "gammago.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),
     ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
     ("train-balance", "gammago.train_balance", "simulation balancing of the rollout gammas on labelled positions"),
     ("predict", "gammago.predict", "move-prediction accuracy of gammas or a net on SGF records"),

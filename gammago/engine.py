@@ -16,6 +16,7 @@ command-line flag each). The search is pyx/tree.pyx's Search, or net-root's Root
 import contextlib
 import logging
 import math
+import os
 import threading
 import time
 
@@ -87,10 +88,11 @@ class Engine:
         self._root_search = None          # net-root search, once the net is loaded
         self._net_failed = None           # --mode auto: why the net did not load
         self.net = None
+        self._nets = {}                   # path -> Net: the nets loaded, one per board size's choice
         # --policy-temperature > 0: one seeded stream of policy draws per engine
         self._policy_rng = np.random.default_rng(self.config.seed)
         if self.config.mode in ("net-root", "net-policy"):
-            self._use_net()
+            self._use_net(19)
         self.last_owner = None      # ownership of the last search, +1 Black .. -1 White
         self.last_infos = []        # its root moves (_infos), best first ...
         self.last_infos_color = None    # ... with win rates for this colour (1 Black, 2 White)
@@ -101,13 +103,29 @@ class Engine:
         self._aside_told = set()     # board sizes its settings line is not for, told in the log
         self.new_game(19, 7.5)
 
-    def _use_net(self):
-        """Load the net (NetError, a ValueError, names the file and the problem); in net-root
-        mode the search becomes gammago.root_search.RootSearch: PUCT on net priors at the root, one UCT
-        tree per root child below it (--mode auto keeps it for the boards that use it)."""
+    def _net_for(self, size):
+        """The net that plays `size` (gammago.net.choose_model: --model when it covers the size,
+        else the shipped net trained for it, else the default), loaded once; the log says which
+        and why when it changes. NetError (a ValueError) names a file that does not load."""
         cfg = self.config
-        self.net = _net.load(cfg.model or None, symmetry=cfg.net_symmetry, seed=cfg.seed,
-                             threads=cfg.threads)
+        path, why = _net.choose_model(size, cfg.model or None)
+        net = self._nets.get(path)
+        if net is None:
+            net = _net.load(path, symmetry=cfg.net_symmetry, seed=cfg.seed, threads=cfg.threads)
+            self._nets[path] = net
+        if net is not self.net:
+            log.info("net %s for %dx%d: %s", os.path.basename(path), size, size, why)
+        return net
+
+    def _use_net(self, size):
+        """Load the net for `size` (_net_for); in net-root mode the search becomes
+        gammago.root_search.RootSearch: PUCT on net priors at the root, one UCT tree per root
+        child below it (--mode auto keeps it for the boards that use it)."""
+        cfg = self.config
+        self.net = self._net_for(size)
+        if self._root_search is not None:
+            self._root_search.net = self.net
+            return
         if cfg.mode in ("net-root", "auto"):
             # the child trees draw on the engine's one budget, each allowed all of it
             self._root_search = RootSearch(
@@ -145,9 +163,9 @@ class Engine:
         --model that does not load is refused (NetError names the file and the problem); when
         the shipped model does not load, that is said once and the engine plays rollouts only."""
         want_net = size >= AUTO_NET_MIN_SIZE and self._net_failed is None
-        if want_net and self._root_search is None:
+        if want_net:
             try:
-                self._use_net()
+                self._use_net(size)
             except ValueError as exc:
                 if self.config.model:
                     raise
@@ -215,6 +233,8 @@ class Engine:
         board = Board(int(size), float(komi))   # ValueError for a bad size, state kept
         if self.config.mode == "auto":
             self._auto_search(board.size)
+        elif self.net is not None:
+            self._use_net(board.size)          # the net for this size (net-root, net-policy)
         self.board = board
         self.handicap = 0               # handicap stones of this game (setup_stones)
         self.my_color = 0               # the colour of the last genmove (--dynkomi auto)
@@ -454,6 +474,21 @@ class Engine:
 
     def reg_genmove(self, color):
         return self._decide(color, allow_resign=False, spend_clock=False)
+
+    def decide(self, color, allow_resign=True):
+        """The move genmove would play (the most visited, or resign or pass), neither played
+        nor charged to the clock; last_infos then lists the root's moves with their visits and
+        search.root_visits their total (gammago.selfplay reads both)."""
+        return self._decide(color, allow_resign=allow_resign, spend_clock=False)
+
+    def set_root_noise(self, alpha, share, rng=None):
+        """Dirichlet noise on net-root's root priors from the next search on (RootSearch.set_noise;
+        share 0 turns it off). The rollouts-only tree has no noise: returns False where the
+        search that plays this board size is that one."""
+        if self.search is not self._root_search or self._root_search is None:
+            return False
+        self._root_search.set_noise(alpha, share, rng)
+        return True
 
     def genmove_analyze(self, color, interval_s, emit, avoid=()):
         """genmove with emit(infos) every interval_s seconds and at the end; avoid: moves kept

@@ -295,3 +295,88 @@ def _softmax(logits):
 def load(path=None, **kw):
     """Net(path or the shipped model)."""
     return Net(path or DEFAULT_MODEL, **kw)
+
+
+# --- which net for which board size ------------------------------------------------------------
+ALL_SIZES = "5-19"          # what a model without a board_sizes entry is taken to cover
+_SHIPPED = None             # [(path, metadata)] of the shipped models, read once per process
+
+
+def parse_sizes(text):
+    """A model's board_sizes metadata ("5-19", "9", "9,13", "7-9,13") as a set of sizes."""
+    out = set()
+    for part in str(text or ALL_SIZES).replace(" ", "").split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        try:
+            lo, hi = int(lo), int(hi or lo)
+        except ValueError:
+            raise ValueError(f"board_sizes {text!r}: not sizes like 5-19 or 9,13") from None
+        out.update(range(lo, hi + 1))
+    return out
+
+
+def read_metadata(path):
+    """A model's ONNX metadata (opening it on the CPU), or NetError naming the file."""
+    if not os.path.isfile(path):
+        raise NetError(f"{path}: no such model file")
+    ort = _ort()
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001 (onnxruntime raises its own classes)
+        raise NetError(f"{path}: not a usable ONNX model ({type(e).__name__}: {str(e).strip()[:200]})") from None
+    return dict(sess.get_modelmeta().custom_metadata_map)
+
+
+def covers(metadata, size):
+    """Whether a model's metadata names `size` among its board sizes."""
+    return int(size) in parse_sizes(metadata.get("board_sizes"))
+
+
+def shipped_models(directory=None):
+    """[(path, metadata)] of the models in the shipped folder (those that open), sorted by name."""
+    global _SHIPPED
+    if directory is not None or _SHIPPED is None:
+        found = []
+        folder = directory or MODELS_DIR
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".onnx"):
+                path = os.path.join(str(folder), name)
+                try:
+                    found.append((path, read_metadata(path)))
+                except NetError as e:
+                    log.warning("shipped model left out: %s", e)
+        if directory is not None:
+            return found
+        _SHIPPED = found
+    return _SHIPPED
+
+
+def choose_model(size, given=None, models=None, default=None):
+    """(path, why) of the net to play `size` with. given (--model): that one when its metadata
+    covers the size; when it does not, it is refused for this size (said in the log with its
+    path and reason) and the choice falls back as if none were given. Otherwise: among the
+    shipped models trained for this size by self-play (trained_board_size == size, covering it,
+    a `generation` of 1 or more), the highest generation; else the default model (DEFAULT_MODEL),
+    which covers every size. Only gated nets are shipped, so the newest shipped is the best."""
+    default = str(default or DEFAULT_MODEL)
+    if given:
+        path = str(find(given))
+        meta = read_metadata(path)        # NetError: unreadable, named
+        if covers(meta, size):
+            return path, f"--model {given}"
+        fallback, why = choose_model(size, None, models, default)
+        log.warning("--model %s is for board sizes %s, not %dx%d: playing %dx%d with %s (%s)", path,
+                    meta.get("board_sizes"), size, size, size, size, os.path.basename(fallback), why)
+        return fallback, f"{why}; --model {given} is for sizes {meta.get('board_sizes')}"
+    models = shipped_models() if models is None else models
+    trained = [(int(m.get("generation", 0) or 0), p) for p, m in models
+               if covers(m, size) and str(m.get("trained_board_size")) == str(size)
+               and int(m.get("generation", 0) or 0) > 0]
+    if trained:
+        gen, path = max(trained)
+        return path, f"trained for {size}x{size} by self-play, generation {gen}"
+    return default, f"the default net (none is trained for {size}x{size})"

@@ -70,6 +70,7 @@ class RootSearch:
         self._old = None          # (old root child's tree, moves below it) for _expand to graft
         self._done = 0
         self._avoid, self._avoid_base = (), 0   # set_avoid: (colour, point, until) triples
+        self._noise = None        # set_noise: (alpha, share, generator) for self-play
 
     # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
     # remembered and passed on to every child tree, present and future
@@ -137,6 +138,17 @@ class RootSearch:
     def clear(self):
         self.kids, self._old = [], None
 
+    def set_noise(self, alpha=0.0, share=0.0, rng=None):
+        """Dirichlet noise on the root's priors (AlphaZero's exploration for self-play):
+        P(a) <- (1 - share) * P(a) + share * Dir(alpha), drawn afresh at every new root, over
+        every legal move before the net's best ROOT_CHILDREN are taken, so that a move the net
+        ranks low can come among them. share 0 (the default) turns it off; rng: a numpy
+        Generator (the draws of one self-play game)."""
+        if not (alpha >= 0 and 0 <= share <= 1):
+            raise ValueError(f"root noise: alpha {alpha} must be >= 0 and share {share} in [0, 1]")
+        self._noise = (float(alpha), float(share), rng or np.random.default_rng()) \
+            if share > 0 and alpha > 0 else None
+
     def _expand(self, no_pass):
         b = self.board
         pri = self.net.priors(b, include_pass=not no_pass)
@@ -151,6 +163,11 @@ class RootSearch:
             banned = {p for col, p, until in self._avoid
                       if col == c and until > self._avoid_base}
             pri = {v: x for v, x in pri.items() if b.point(v) not in banned}
+        if self._noise is not None and len(pri) > 1:
+            alpha, share, rng = self._noise
+            total = sum(pri.values()) or 1.0
+            eta = rng.dirichlet([alpha] * len(pri))
+            pri = {v: (1 - share) * x / total + share * e for (v, x), e in zip(pri.items(), eta)}
         moves = sorted(pri, key=pri.get, reverse=True)[:self.nchildren]
         if not moves:
             moves = ["pass"]

@@ -30,6 +30,7 @@ state every few minutes and `--resume` goes on from it, and `--total-minutes` bo
 """
 import argparse
 import contextlib
+import functools
 import io
 import json
 import math
@@ -164,9 +165,11 @@ def export_onnx(model, path, metadata, opset=17):
     os.replace(tmp, path)
 
 
-def base_metadata(model):
+def base_metadata(model, size=SIZE, board_sizes="5-19"):
+    """The ONNX metadata every model carries; board_sizes: the sizes the engine may choose it
+    for (gammago.net.parse_sizes: "5-19", "9", "9,13")."""
     return {"format": MODEL_FORMAT, "plane_version": P.VERSION, "planes": NPLANES,
-            "board_sizes": "5-19", "trained_board_size": SIZE,
+            "board_sizes": board_sizes, "trained_board_size": size,
             "blocks": model.blocks, "channels": model.channels, "value_head": model.value_head}
 
 
@@ -197,11 +200,11 @@ def iter_sgf_sources(paths):
             raise SystemExit(f"train_net: {path}: not an .sgf file, a directory or a tar archive")
 
 
-def read_game(data):
+def read_game(data, size=SIZE):
     """sgfmill game -> (winner 'b'/'w', [(colour, vertex)]) or raise ValueError."""
     from sgfmill import sgf
     game = sgf.Sgf_game.from_bytes(data)
-    if game.get_size() != SIZE:
+    if game.get_size() != size:
         raise ValueError(f"size {game.get_size()}")
     winner = game.get_winner()
     if winner not in ("b", "w"):
@@ -221,11 +224,11 @@ def is_heldout(name, permille):
     return zlib.crc32(name.encode()) % 1000 < permille
 
 
-def positions_of_game(winner, moves, picks):
+def positions_of_game(winner, moves, picks, size=SIZE):
     """Replay and return (planes list, move index list, value list) at the move numbers picked
     (in increasing order). The value is +1 when the side to move at that position (the colour of
     the move played there) won the game, -1 when it lost."""
-    board = Board(SIZE, 7.5)
+    board = Board(size, 7.5)
     out_planes, out_moves, out_values = [], [], []
     picks = sorted(set(picks))
     j = 0
@@ -234,10 +237,10 @@ def positions_of_game(winner, moves, picks):
             board.to_move = colour
             x = P.planes(board)
             if vertex == "pass":
-                target = SIZE * SIZE
+                target = size * size
             else:
                 p = board.point(vertex)
-                target = (p // (SIZE + 2) - 1) * SIZE + (p % (SIZE + 2) - 1)
+                target = (p // (size + 2) - 1) * size + (p % (size + 2) - 1)
             out_planes.append(np.packbits(x.astype(bool).ravel()))
             out_moves.append(target)
             out_values.append(1 if colour == winner else -1)
@@ -254,7 +257,8 @@ def game_rng(seed, name):
     return np.random.default_rng([seed, zlib.crc32(name.encode())])
 
 
-def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game, seed, counter=None):
+def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game, seed, size=SIZE,
+               counter=None):
     """Read the games whose index in the corpus is wid modulo workers. Returns the sampled
     positions as arrays, each position with its game's index in the corpus (`src`), the games'
     names and lengths, and the skip messages."""
@@ -274,7 +278,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         if not is_held and rng.random() >= p_train:
             continue
         try:
-            winner, moves = read_game(data)
+            winner, moves = read_game(data, size)
         except Exception as e:  # noqa: BLE001 (sgfmill raises several kinds)
             skipped.append(f"train_net: skipping {name}: {e}")
             continue
@@ -283,7 +287,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         k = min(per_game, len(moves))
         picks = np.sort(rng.choice(len(moves), size=k, replace=False))
         try:
-            x, m, v = positions_of_game(winner, moves, picks)
+            x, m, v = positions_of_game(winner, moves, picks, size)
         except ValueError as e:
             skipped.append(f"train_net: skipping {name}: {e}")
             continue
@@ -291,7 +295,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         if value_per_game and len(picks) > value_per_game:   # the value learns from a few of them
             mask[:] = 0
             mask[rng.choice(len(picks), size=value_per_game, replace=False)] = 1
-        games[i] = (name, len(moves), is_held, moves_digest(SIZE, moves))
+        games[i] = (name, len(moves), is_held, moves_digest(size, moves))
         xs.extend(x)
         ms.extend(m)
         vs.extend(v)
@@ -299,7 +303,7 @@ def read_share(paths, wid, workers, p_train, permille, per_game, value_per_game,
         srcs.extend([i] * len(x))
         plies.extend(picks.tolist())
         held.extend([is_held] * len(x))
-    return {"x": np.stack(xs) if xs else np.zeros((0, PACKED), np.uint8),
+    return {"x": np.stack(xs) if xs else np.zeros((0, (NPLANES * size * size + 7) // 8), np.uint8),
             "move": np.array(ms, np.int16), "value": np.array(vs, np.int8),
             "vmask": np.concatenate(vm) if vm else np.zeros(0, np.int8),
             "src": np.array(srcs, np.int64), "ply": np.array(plies, np.int16),
@@ -313,7 +317,8 @@ def _share_to_queue(job, queue, counter):
         queue.put((job[1], f"{type(e).__name__}: {e}"))
 
 
-def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint, workers=1, value_per_game=0):
+def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint, workers=1, value_per_game=0,
+                  size=SIZE):
     """Sample about `games` training games and `heldout_games` held-out games across the whole
     corpus; per_game positions from each (value targets on value_per_game of them, 0 = all).
     Each game draws from its own random stream (game_rng), so the sample is the same for any
@@ -321,7 +326,8 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
     # at least 1 per mille when any game is to be held out; none at all when none is asked for
     permille = max(1, round(1000 * heldout_games / total_games_hint)) if heldout_games > 0 else 0
     p_train = min(1.0, games / (total_games_hint * (1 - permille / 1000)))
-    jobs = [(paths, w, workers, p_train, permille, per_game, value_per_game, seed) for w in range(workers)]
+    jobs = [(paths, w, workers, p_train, permille, per_game, value_per_game, seed, size)
+            for w in range(workers)]
     counter = multiprocessing.Value("q", 0)
     bar = tqdm(total=total_games_hint, desc="reading games", unit="game", mininterval=2)
     if workers == 1:
@@ -376,13 +382,14 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
         keep = ~np.isin(cat["src"], repeats)
         cat = {k: v[keep] for k, v in cat.items()}
     order = np.argsort(cat["src"], kind="stable")      # corpus order, whatever the workers
-    out = {"seen": sum(sh["seen"] for sh in shares), "skipped": len(skipped), "repeats": len(repeats)}
+    out = {"seen": sum(sh["seen"] for sh in shares), "skipped": len(skipped), "repeats": len(repeats),
+           "size": np.int64(size)}
     for which, held in (("train", False), ("heldout", True)):
         sel = order[cat["held"][order] == held]
         srcs = cat["src"][sel]
         game_src = np.unique(srcs)                                   # sorted: corpus order
         gid = np.searchsorted(game_src, srcs).astype(np.int32)
-        out[f"{which}_x"] = cat["x"][sel] if len(sel) else np.zeros((0, PACKED), np.uint8)
+        out[f"{which}_x"] = cat["x"][sel] if len(sel) else np.zeros((0, cat["x"].shape[1]), np.uint8)
         out[f"{which}_move"] = cat["move"][sel]
         out[f"{which}_value"] = cat["value"][sel]
         out[f"{which}_vmask"] = cat["vmask"][sel]
@@ -390,6 +397,35 @@ def build_dataset(paths, games, per_game, heldout_games, seed, total_games_hint,
         out[f"{which}_ply"] = cat["ply"][sel]                          # moves played before the position
         out[f"{which}_plies"] = np.array([allgames[s][1] for s in srcs], np.int16)   # moves in its game
         out[f"{which}_names"] = np.array([allgames[s][0] for s in game_src])
+    return out
+
+
+def as_sparse_targets(data, k):
+    """A dataset of SGF moves with its move targets also as self-play's sparse distributions
+    (the move played with probability 1), so that it can be mixed with self-play positions."""
+    out = dict(data)
+    for which in ("train", "heldout"):
+        move = data[f"{which}_move"]
+        pidx = np.zeros((len(move), k), np.int16)
+        pprob = np.zeros((len(move), k), np.float16)
+        pidx[:, 0] = np.maximum(move, 0)
+        pprob[:, 0] = move >= 0
+        out[f"{which}_pidx"], out[f"{which}_pprob"] = pidx, pprob
+    return out
+
+
+def merge_datasets(a, b):
+    """Self-play positions (a) and SGF records of the same board size (b) in one dataset."""
+    if data_size(a) != data_size(b):
+        raise SystemExit(f"train_net: cannot mix {data_size(a)}x{data_size(a)} self-play positions with "
+                         f"{data_size(b)}x{data_size(b)} records")
+    b = as_sparse_targets(b, a["train_pidx"].shape[1])
+    out = {"size": np.int64(data_size(a))}
+    for which in ("train", "heldout"):
+        for key in ("x", "move", "pidx", "pprob", "value", "vmask", "ply", "plies", "names"):
+            out[f"{which}_{key}"] = np.concatenate([a[f"{which}_{key}"], b[f"{which}_{key}"]])
+        out[f"{which}_game"] = np.concatenate([a[f"{which}_game"],
+                                               b[f"{which}_game"] + len(a[f"{which}_names"])])
     return out
 
 
@@ -415,15 +451,29 @@ def write_heldout_tar(names, out, limit=0):
     print(f"train_net: wrote {len(names)} held-out records to {out}", file=sys.stderr)
 
 
-# where each move goes under each symmetry: SYM_PERM[k][i] = index of move i after symmetry k.
+# where each move goes under each symmetry: sym_perm(n)[k][i] = index of move i after symmetry k.
 # transform_policy(arange) gives the inverse (entry j = the move that lands on j); for the quarter
 # turns (k = 1, 3) the two differ, and using it directly rotated those targets the wrong way.
-SYM_PERM = np.stack([np.argsort(P.transform_policy(np.arange(SIZE * SIZE + 1), SIZE, k))
+@functools.lru_cache(maxsize=None)
+def sym_perm(n):
+    return np.stack([np.argsort(P.transform_policy(np.arange(n * n + 1), n, k))
                      for k in range(8)]).astype(np.int64)
-# where each point of a transformed plane comes from: P.transform(x, k)[..., j] = x[..., POINT_PERM[k][j]]
+
+
+# where each point of a transformed plane comes from: P.transform(x, k)[..., j] = x[..., perm[k][j]]
 # (points flattened); with it a batch turns in one gather, on whatever device holds it
-POINT_PERM = np.stack([P.transform(np.arange(SIZE * SIZE, dtype=np.float64).reshape(SIZE, SIZE), k).ravel()
-                       for k in range(8)]).astype(np.int64)
+@functools.lru_cache(maxsize=None)
+def point_perm(n):
+    return np.stack([P.transform(np.arange(n * n, dtype=np.float64).reshape(n, n), k).ravel()
+                     for k in range(8)]).astype(np.int64)
+
+
+SYM_PERM, POINT_PERM = sym_perm(SIZE), point_perm(SIZE)
+
+
+def data_size(data):
+    """The board size of a dataset: 'size' where it says (self-play), else the corpus' 19."""
+    return int(data["size"]) if "size" in data else SIZE
 
 
 class Positions:
@@ -433,6 +483,7 @@ class Positions:
 
     def __init__(self, data, which, device):
         self.device = torch.device(device)
+        self.size = n = data_size(data)
         self.x = torch.from_numpy(np.ascontiguousarray(data[f"{which}_x"])).to(self.device)
         self.move = torch.from_numpy(data[f"{which}_move"].astype(np.int64)).to(self.device)
         self.value = torch.from_numpy(data[f"{which}_value"].astype(np.float32)).to(self.device)
@@ -442,20 +493,36 @@ class Positions:
         self.vmask = torch.from_numpy(vmask.astype(np.float32)).to(self.device)
         self.n = len(self.move)
         self._shifts = torch.arange(7, -1, -1, dtype=torch.uint8, device=self.device)   # np.packbits' order
-        self._points = torch.from_numpy(POINT_PERM).to(self.device)
-        self._moves = torch.from_numpy(SYM_PERM).to(self.device)
+        self._points = torch.from_numpy(point_perm(n)).to(self.device)
+        self._moves = torch.from_numpy(sym_perm(n)).to(self.device)
+        # self-play's policy targets: the search's visit distribution, sparse ([N, K] point
+        # indices and probabilities; a value-only position has none); SGF's: the move played
+        self.pidx = self.pprob = None
+        if f"{which}_pidx" in data:
+            self.pidx = torch.from_numpy(data[f"{which}_pidx"].astype(np.int64)).to(self.device)
+            self.pprob = torch.from_numpy(data[f"{which}_pprob"].astype(np.float32)).to(self.device)
 
     def batch(self, idx, ks=None):
         """idx: long tensor of positions; ks: a symmetry (0..7) for each, or None. Returns planes
-        [B, NPLANES, SIZE, SIZE] float32, move targets, value targets and value masks."""
-        b = len(idx)
+        [B, NPLANES, n, n] float32, move targets (-1: none), value targets and value masks."""
+        b, n = len(idx), self.size
         bits = (self.x[idx].unsqueeze(2) >> self._shifts) & 1
-        x = bits.reshape(b, -1)[:, :NPLANES * SIZE * SIZE].reshape(b, NPLANES, SIZE * SIZE)
+        x = bits.reshape(b, -1)[:, :NPLANES * n * n].reshape(b, NPLANES, n * n)
         move = self.move[idx]
         if ks is not None:
             x = x.gather(2, self._points[ks].unsqueeze(1).expand(-1, NPLANES, -1))
-            move = self._moves[ks, move]
-        return x.reshape(b, NPLANES, SIZE, SIZE).float(), move, self.value[idx], self.vmask[idx]
+            move = torch.where(move < 0, move, self._moves[ks, move.clamp(min=0)])
+        return x.reshape(b, NPLANES, n, n).float(), move, self.value[idx], self.vmask[idx]
+
+    def policy_targets(self, idx, ks=None):
+        """The sparse visit-distribution targets of positions idx under symmetries ks, as
+        (point indices [B, K], probabilities [B, K]); None for a dataset of SGF moves."""
+        if self.pidx is None:
+            return None
+        pidx = self.pidx[idx]
+        if ks is not None:
+            pidx = self._moves[ks].gather(1, pidx)
+        return pidx, self.pprob[idx]
 
 
 def batch_tensors(data, which, idx, rng, augment):
@@ -510,15 +577,21 @@ def evaluate(model, data, limit=None, batch=256, heldout=None):
             logits, v = model(x)
         logits, v = logits.float(), v.float()
         _check_value_shape(v, value)
-        nll += F.cross_entropy(logits, move, reduction="sum").item()
+        nll += policy_loss(logits, move, pos.policy_targets(idx), reduction="sum").item()
         best5 = logits.topk(5, dim=1).indices
         hit1[idx] = (best5[:, 0] == move).float()
         hit5[idx] = (best5 == move[:, None]).any(dim=1).float()
         se[idx] = (v - value) ** 2
     train_mode(model)
     hit1, hit5, se = hit1.cpu().numpy(), hit5.cpu().numpy(), se.cpu().numpy()
-    out = {"positions": n, "policy_top1": float(hit1.mean()), "policy_top5": float(hit5.mean()),
-           "policy_nll": nll / n, "value_mse": float(se.mean())}
+    # the move figures over the positions with a move target (a self-play position kept for
+    # its value alone has none); the value's over all of them
+    has = pos.move[:n].cpu().numpy() >= 0
+    hit1, hit5 = np.where(has, hit1, np.nan), np.where(has, hit5, np.nan)
+    npol = max(1, int(has.sum()))
+    out = {"positions": n, "policy_positions": int(has.sum()),
+           "policy_top1": float(np.nansum(hit1) / npol), "policy_top5": float(np.nansum(hit5) / npol),
+           "policy_nll": nll / npol, "value_mse": float(se.mean())}
     if "heldout_ply" in data:
         ply = data["heldout_ply"][:n].astype(np.int64)
         third = np.minimum(2, 3 * ply // np.maximum(1, data["heldout_plies"][:n].astype(np.int64)))
@@ -529,6 +602,7 @@ def evaluate(model, data, limit=None, batch=256, heldout=None):
         for lo, hi in PLY_BUCKETS:
             sel = (ply >= lo) & (ply < hi)
             name = f"moves_{lo + 1}_{hi}" if hi < 10000 else f"moves_{lo + 1}_up"
+            sel &= has
             if sel.any():
                 out[f"top1_{name}"] = float(hit1[sel].mean())
                 out[f"top5_{name}"] = float(hit5[sel].mean())
@@ -555,15 +629,30 @@ def value_head_only(model):
         p.requires_grad_(True)
 
 
-def train_step(model, opt, x, move, value, value_weight=1.0, vmask=None):
+def policy_loss(logits, move, target=None, reduction="mean"):
+    """Cross-entropy of the policy against the move played (SGF) or, with target = (point
+    indices, probabilities), against the search's visit distribution (self-play); positions
+    without a target (move -1, no probabilities) count for nothing."""
+    if target is None:
+        return F.cross_entropy(logits, move, ignore_index=-1, reduction=reduction)
+    pidx, pprob = target
+    per = -(pprob * F.log_softmax(logits, dim=1).gather(1, pidx)).sum(1)
+    if reduction == "sum":
+        return per.sum()
+    has = (pprob.sum(1) > 0).float()
+    return (per * has).sum() / has.sum().clamp(min=1.0)
+
+
+def train_step(model, opt, x, move, value, value_weight=1.0, vmask=None, target=None):
     """One optimiser step on a batch; returns (loss, policy loss, value loss, policy logits) as
     tensors (reading them waits for the device). vmask: which positions' value targets train
-    (all when None). The value's shape is checked against the targets' (_check_value_shape)."""
+    (all when None); target: self-play's visit distributions (policy_loss). The value's shape
+    is checked against the targets' (_check_value_shape)."""
     with autocast_for(x.device):
         logits, v = model(x)
     logits, v = logits.float(), v.float()
     _check_value_shape(v, value)
-    p_loss = F.cross_entropy(logits, move)
+    p_loss = policy_loss(logits, move, target)
     if vmask is None:
         v_loss = F.mse_loss(v, value)
     else:
@@ -643,7 +732,8 @@ def train(model, data, minutes, batch, lr, weight_decay, value_weight, seed, eva
         x, move, value, vmask = pos.batch(idx, ks)
         if channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
-        loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight, vmask)
+        loss, p_loss, v_loss, logits = train_step(model, opt, x, move, value, value_weight, vmask,
+                                                  pos.policy_targets(idx, ks))
         step += 1
         seen += len(idx)
         sums += torch.stack([loss.detach(), (logits.detach().argmax(1) == move).float().mean()])
@@ -728,15 +818,30 @@ def plot_curve(curve, path, title):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", nargs="+", default=["../shared/data"],
-                    help="SGF files, directories or tar archives (read in place)")
+    ap.add_argument("--data", nargs="+", default=None,
+                    help="SGF files, directories or tar archives (read in place; default "
+                         "../shared/data, none with --selfplay unless given)")
+    ap.add_argument("--selfplay", nargs="+", default=None, metavar="DIR",
+                    help="gammago selfplay runs (folders) to train on: policy = the search's visits, "
+                         "value = the game's result; with --data, mixed with SGF records of the same size")
+    ap.add_argument("--size", type=int, default=None,
+                    help="board size of the positions (default: 19 for SGF, the records' for --selfplay)")
+    ap.add_argument("--heldout-permille", type=int, default=50,
+                    help="--selfplay: games held out, per mille (by a hash of the run and game names)")
+    ap.add_argument("--board-sizes", default=None,
+                    help="the sizes the engine may pick the model for, in its metadata (default: "
+                         "the trained size with --selfplay, else 5-19)")
+    ap.add_argument("--generation", type=int, default=0,
+                    help="the self-play generation the model is (its metadata; the engine prefers the "
+                         "highest generation trained for a board size)")
     ap.add_argument("--out", default="models/gammago-net.onnx", help="ONNX file to write")
     ap.add_argument("--games", type=int, default=30000, help="training games sampled across the corpus")
     ap.add_argument("--heldout-games", type=int, default=1500, help="held-out games (split by name hash)")
     ap.add_argument("--per-game", type=int, default=4, help="positions sampled per game")
-    ap.add_argument("--value-per-game", type=int, default=0,
-                    help="of those, how many train the value (0: all); a few per game keep the value "
-                         "from learning the games' results by heart when --per-game is large")
+    ap.add_argument("--value-per-game", type=int, default=None,
+                    help="positions of a game whose value trains (0: all; default 0 for SGF, where "
+                         "--per-game samples, and 8 for --selfplay); a few per game keep the value "
+                         "from learning the games' results by heart")
     ap.add_argument("--workers", type=int, default=1, help="processes reading the games")
     ap.add_argument("--total-games", type=int, default=169924, help="games in --data (for the sampling rate)")
     ap.add_argument("--cache", default=None, help="npz of the sampled positions (made if missing)")
@@ -791,8 +896,20 @@ def main(argv=None):
             data = {k: z[k] for k in z.files}
         print(f"train_net: positions from {args.cache}", file=sys.stderr)
     else:
-        data = build_dataset(args.data, args.games, args.per_game, args.heldout_games, args.seed, args.total_games,
-                             workers=args.workers, value_per_game=args.value_per_game)
+        data = None
+        if args.selfplay:
+            from gammago import selfplay_data
+            data = selfplay_data.read_positions(
+                args.selfplay, value_per_game=8 if args.value_per_game is None else args.value_per_game,
+                heldout_permille=args.heldout_permille, seed=args.seed, size=args.size)
+            print(f"train_net: {len(data['train_names'])} + {len(data['heldout_names'])} self-play games "
+                  f"({int(data['skipped'])} skipped)", file=sys.stderr)
+        if args.data or not args.selfplay:
+            size = args.size or (data_size(data) if data is not None else SIZE)
+            sgf = build_dataset(args.data or ["../shared/data"], args.games, args.per_game, args.heldout_games,
+                                args.seed, args.total_games, workers=args.workers,
+                                value_per_game=args.value_per_game or 0, size=size)
+            data = sgf if data is None else merge_datasets(data, sgf)
         if args.cache:
             os.makedirs(os.path.dirname(os.path.abspath(args.cache)), exist_ok=True)
             np.savez(args.cache, **data)
@@ -872,7 +989,10 @@ def main(argv=None):
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     plot_curve(curve, stem + ".png", f"{os.path.basename(stem)}: {args.blocks} blocks x {args.channels} channels")
     command = "python tools/train_net.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    meta = base_metadata(model)
+    size = data_size(data)
+    meta = base_metadata(model, size, args.board_sizes or (str(size) if args.selfplay else "5-19"))
+    if args.generation:
+        meta["generation"] = args.generation
     meta.update({
         "heldout_policy_top1": f"{final['policy_top1']:.4f}",
         "heldout_policy_top5": f"{final['policy_top5']:.4f}",
@@ -883,7 +1003,8 @@ def main(argv=None):
         "train_positions": ntr, "train_games": len(data["train_names"]),
         "positions_seen": stats["positions_seen"], "train_minutes": f"{stats['train_seconds'] / 60:.1f}",
         "device": str(device) + (f" ({torch.cuda.get_device_name(0)})" if device.type == "cuda" else ""),
-        "parameters": nparams, "data": " ".join(os.path.basename(os.path.normpath(d)) for d in args.data),
+        "parameters": nparams,
+        "data": " ".join(os.path.basename(os.path.normpath(d)) for d in (args.selfplay or []) + (args.data or [])),
         "command": command, "torch": torch.__version__,
     })
     if base:   # the run this one started from

@@ -167,7 +167,7 @@ class RootSearch:
             alpha, share, rng = self._noise
             total = sum(pri.values()) or 1.0
             eta = rng.dirichlet([alpha] * len(pri))
-            pri = {v: (1 - share) * x / total + share * e for (v, x), e in zip(pri.items(), eta)}
+            pri = {v: (1 - share) * x / total + share * float(e) for (v, x), e in zip(pri.items(), eta)}
         moves = sorted(pri, key=pri.get, reverse=True)[:self.nchildren]
         if not moves:
             moves = ["pass"]

@@ -1,0 +1,297 @@
+"""gammago selfplay: its records, --resume, what the net's trainer reads of them, and the choice of
+the net by board size."""
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from gammago import net as N
+from gammago import selfplay as S
+from gammago import selfplay_data as D
+from gammago import selfplay_record as R
+from gammago.board import Board
+from tool_module import load_tool
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def selfplay(out, *extra, games=3, size=7, check=True):
+    cmd = [sys.executable, "-m", "gammago", "selfplay", "--size", str(size), "--games", str(games),
+           "--out", str(out), "--playouts", "40", "--seed", "5", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=check, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """Four 7x7 games of net-root with root noise, half of them with resignation off."""
+    out = tmp_path_factory.mktemp("selfplay") / "run"
+    r = selfplay(out, "--mode", "net-root", "--no-resign-share", "0.5", games=4)
+    assert "self-play: 4 games (4 played now)" in r.stdout, r.stdout + r.stderr
+    return out
+
+
+def test_records_replay_and_hold_the_searchs_visits(run_dir):
+    files = R.game_files([str(run_dir)])
+    assert len(files) == 4
+    for path in files:
+        rec = R.read_game(path)            # replays every move and checks the score
+        assert rec["format"] == R.FORMAT and rec["size"] == 7
+        assert len(rec["search"]) == len(rec["moves"]) > 0
+        for s in rec["search"]:
+            assert s["visits"] and sum(s["visits"].values()) == s["root_visits"] > 0
+            assert 0 <= s["winrate"] <= 1 and s["full"]
+        # the first moves are drawn by visits, the later ones are the most visited
+        for i, s in enumerate(rec["search"]):
+            if i >= rec["settings"]["random_moves"]:
+                assert not s["sampled"]
+        board = Board(7, rec["komi"])
+        for colour, vertex in rec["moves"]:
+            board.play(vertex, colour)
+        if rec["end"] == "passes":
+            assert rec["score"] == board.score()
+            assert rec["winner"] == ("b" if board.score() > 0 else "w" if board.score() < 0 else "")
+        assert rec["settings"]["engine"]["mode"] == "net-root"
+        assert rec["build"] and rec["seed"]
+        assert os.path.getsize(R.sgf_path(str(run_dir), rec["game"])) > 0
+
+
+def test_drawn_moves_follow_the_visits():
+    rng = np.random.default_rng(1)
+    infos = [{"move": "C3", "visits": 30}, {"move": "D4", "visits": 10}, {"move": "pass", "visits": 60}]
+    draws = [S._draw_by_visits(infos, rng) for _ in range(2000)]
+    assert set(draws) == {"C3", "D4"}                 # pass is never drawn
+    assert 0.70 < draws.count("C3") / 2000 < 0.80
+
+
+def test_root_noise_changes_the_root_priors_and_repeats_with_the_seed():
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    eng = Engine(EngineConfig(mode="net-root", playouts=32, seed=3, net_symmetry="average"))
+    eng.new_game(9, 7)
+
+    def root(noise, seed=1):
+        eng.set_root_noise(0.3, noise, np.random.default_rng(seed))
+        eng.clear_cache()
+        eng.decide("b")
+        return {eng.board.vertex(p): round(prior, 6) for p, _, _, prior in eng.search.children()}
+
+    plain, noisy, again = root(0.0), root(0.5), root(0.5)
+    assert plain != noisy and noisy == again
+    assert eng.set_root_noise(0.3, 0.0) is True
+    small = Engine(EngineConfig(mode="rollouts", playouts=32))
+    small.new_game(7, 7)
+    assert small.set_root_noise(0.3, 0.25) is False     # no noise on the rollouts-only tree
+
+
+def test_resume_after_a_kill_keeps_no_partial_game_and_plays_only_the_missing(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "gammago", "selfplay", "--size", "7", "--games", "6", "--out",
+           str(out), "--playouts", "60", "--seed", "9", "--mode", "rollouts"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(R.finished_games(str(out))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)      # mid-game: the third is under way
+    proc.wait()
+    # a partial record, as a kill during the write would leave it
+    (out / "games" / "000005.json.tmp123").write_text('{"format": "gammago-selfplay 1", "mo')
+    done = R.finished_games(str(out))
+    assert 2 <= len(done) < 6
+    stamps = {i: os.path.getmtime(R.game_path(str(out), i)) for i in done}
+    r = selfplay(out, games=6, check=False)
+    assert r.returncode == 2 and "--resume" in r.stderr        # no silent overwrite
+    r = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert f"self-play: 6 games ({6 - len(done)} played now)" in r.stdout
+    assert R.finished_games(str(out)) == set(range(6))
+    assert not [f for f in os.listdir(out / "games") if ".tmp" in f]
+    for i, t in stamps.items():
+        assert os.path.getmtime(R.game_path(str(out), i)) == t      # not replayed
+    other = subprocess.run(cmd[:-6] + ["--playouts", "80", "--seed", "9", "--mode", "rollouts",
+                                       "--resume"], capture_output=True, text=True, cwd=ROOT)
+    assert other.returncode == 2 and "other settings" in other.stderr
+
+
+def test_bad_options_are_refused_before_any_game(tmp_path):
+    r = selfplay(tmp_path / "x", "--full-share", "0", check=False)
+    assert r.returncode == 2 and "--full-share" in r.stderr
+    r = selfplay(tmp_path / "y", "--size", "4", check=False)
+    assert r.returncode == 2 and "--size" in r.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_playout_cap_randomization_keeps_only_full_searches_as_policy_targets(tmp_path):
+    out = tmp_path / "cap"
+    selfplay(out, "--mode", "rollouts", "--full-share", "0.3", "--cheap-playouts", "10", games=2)
+    recs = [R.read_game(p) for p in R.game_files([str(out)])]
+    flags = [s["full"] for rec in recs for s in rec["search"]]
+    assert any(flags) and not all(flags)
+    full = [s["root_visits"] for rec in recs for s in rec["search"] if s["full"]]
+    cheap = [s["root_visits"] for rec in recs for s in rec["search"] if not s["full"]]
+    assert np.median(full) > np.median(cheap)
+    data = D.read_positions([str(out)], value_per_game=0, heldout_permille=0, progress=False)
+    nfull = sum(flags)
+    assert (data["train_move"] >= 0).sum() == nfull               # policy: full searches only
+    assert len(data["train_move"]) == len(flags)                   # value: every position
+
+
+def test_trainer_reads_the_records(run_dir):
+    data = D.read_positions([str(run_dir)], value_per_game=3, heldout_permille=600, progress=False)
+    assert len(data["heldout_names"]) == 1 and len(data["train_names"]) == 3   # run/000000 (533)
+    assert int(data["size"]) == 7
+    n = sum(len(data[f"{w}_names"]) for w in ("train", "heldout"))
+    assert n == 4
+    for w in ("train", "heldout"):
+        if not len(data[f"{w}_move"]):
+            continue
+        p = data[f"{w}_pprob"].astype(np.float64)
+        has = data[f"{w}_move"] >= 0
+        np.testing.assert_allclose(p[has].sum(1), 1, atol=2e-3)
+        assert (data[f"{w}_pidx"][has, 0] == data[f"{w}_move"][has]).all()   # most visited first
+        assert data[f"{w}_x"].shape[1] == (20 * 49 + 7) // 8
+        assert set(np.unique(data[f"{w}_value"])) <= {-1, 0, 1}
+        # 3 value positions a game
+        for g in np.unique(data[f"{w}_game"]):
+            assert data[f"{w}_vmask"][data[f"{w}_game"] == g].sum() == 3
+    # the value target is the result from the mover's view
+    rec = R.read_game(R.game_files([str(run_dir)])[0])
+    pos = D.game_positions(rec, 0, np.random.default_rng(0))
+    for (_, _, _, value, _, ply) in pos:
+        colour = rec["moves"][ply][0]
+        assert value == (0 if not rec["winner"] else 1 if colour == rec["winner"] else -1)
+
+
+def test_bad_records_are_named_and_skipped(run_dir, tmp_path, capsys):
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(run_dir, bad)
+    files = sorted((bad / "games").iterdir())
+    text = files[0].read_text()
+    files[0].write_text(text[: len(text) // 2])                       # truncated
+    rec = json.loads(files[1].read_text())
+    rec["format"] = "gammago-selfplay 0"
+    files[1].write_text(json.dumps(rec))                              # another format
+    data = D.read_positions([str(bad)], heldout_permille=0, progress=False)
+    err = capsys.readouterr().err
+    assert str(files[0]) in err and "truncated" in err
+    assert str(files[1]) in err and "gammago-selfplay 0" in err
+    assert len(data["train_names"]) == 2 and int(data["skipped"]) == 2
+    rec = json.loads(files[2].read_text())
+    rec["moves"][1] = rec["moves"][0]                                  # an illegal replay
+    files[2].write_text(json.dumps(rec))
+    with pytest.raises(R.RecordError, match="does not replay"):
+        R.read_game(str(files[2]))
+
+
+def test_train_net_trains_a_small_board_net_on_selfplay_records(run_dir, tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    T = load_tool("train_net")
+    out = tmp_path / "sp7.onnx"
+    threads = torch.get_num_threads()
+    try:
+        rc = T.main(["--selfplay", str(run_dir), "--heldout-permille", "600", "--out", str(out),
+                     "--blocks", "1", "--channels", "8", "--minutes", "0.02", "--batch", "16",
+                     "--eval-every", "1000", "--device", "cpu", "--generation", "1"])
+    finally:
+        torch.set_num_threads(threads)
+    assert rc == 0
+    net = N.Net(str(out))
+    assert net.metadata["board_sizes"] == "7" and net.metadata["trained_board_size"] == "7"
+    assert net.metadata["generation"] == "1"
+    assert N.covers(net.metadata, 7) and not N.covers(net.metadata, 9)
+    # the soft target's loss is the cross-entropy with the visit distribution
+    logits = torch.tensor([[0.0, 1.0, 2.0]])
+    target = (torch.tensor([[2, 1]]), torch.tensor([[0.75, 0.25]]))
+    logp = torch.log_softmax(logits, 1)[0]
+    want = -(0.75 * logp[2] + 0.25 * logp[1])
+    assert abs(T.policy_loss(logits, None, target).item() - want.item()) < 1e-6
+
+
+def test_symmetric_targets_turn_with_the_planes(run_dir):
+    torch = pytest.importorskip("torch")
+    T = load_tool("train_net")
+    data = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=0, progress=False)
+    pos = T.Positions(data, "train", "cpu")
+    idx = torch.arange(min(8, pos.n))
+    x0, move0, _, _ = pos.batch(idx)
+    for k in range(8):
+        ks = torch.full((len(idx),), k)
+        x, move, _, _ = pos.batch(idx, ks)
+        pidx, pprob = pos.policy_targets(idx, ks)
+        assert (pidx[:, 0] == move).all()
+        # the own stone at the move's point moves with the planes: the target's point in the
+        # turned planes is the turned point of the original
+        flat0, flat = x0.reshape(len(idx), 20, -1), x.reshape(len(idx), 20, -1)
+        n = 49
+        for i in range(len(idx)):
+            m0, m = int(move0[i]), int(move[i])
+            if m0 < n:
+                assert torch.equal(flat0[i, :, m0], flat[i, :, m])
+
+
+# --- the net for the board size ---------------------------------------------------------------
+def _model_with(tmp_path, name, **meta):
+    """The shipped small net with its metadata changed (onnx), as a model trained for a size."""
+    onnx = pytest.importorskip("onnx")
+    proto = onnx.load(str(N.MODELS_DIR / "gammago-net-b4c32.onnx"))
+    have = {p.key: p for p in proto.metadata_props}
+    for k, v in meta.items():
+        if k in have:
+            have[k].value = str(v)
+        else:
+            e = proto.metadata_props.add()
+            e.key, e.value = k, str(v)
+    path = tmp_path / name
+    onnx.save(proto, str(path))
+    return str(path)
+
+
+def test_a_model_trained_for_9x9_is_chosen_on_9x9_only(tmp_path, monkeypatch, caplog):
+    models = tmp_path / "models"
+    models.mkdir()
+    g1 = _model_with(models, "net-9x9-g1.onnx", board_sizes="9", trained_board_size=9, generation=1)
+    g2 = _model_with(models, "net-9x9-g2.onnx", board_sizes="9", trained_board_size=9, generation=2)
+    _model_with(models, "other.onnx", board_sizes="5-19", trained_board_size=19)
+    found = N.shipped_models(str(models))
+    assert len(found) == 3
+    path, why = N.choose_model(9, models=found)
+    assert path == g2 and "generation 2" in why
+    path, why = N.choose_model(19, models=found)
+    assert path == N.DEFAULT_MODEL and "none is trained for 19x19" in why
+    assert N.choose_model(9, given=g1, models=found)[0] == g1              # --model overrides
+    with caplog.at_level(logging.WARNING, logger="gammago"):
+        path, why = N.choose_model(13, given=g1, models=found)
+    assert path == N.DEFAULT_MODEL
+    assert g1 in caplog.text and "not 13x13" in caplog.text and "gammago-net-b6c64.onnx" in caplog.text
+    assert N.parse_sizes("7-9,13") == {7, 8, 9, 13}
+    with pytest.raises(ValueError, match="board_sizes"):
+        N.parse_sizes("nine")
+
+    # the engine: the 9x9 net on 9x9, the default on 19x19, and the log says which and why
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    monkeypatch.setattr(N, "_SHIPPED", found)
+    with caplog.at_level(logging.INFO, logger="gammago"):
+        eng = Engine(EngineConfig(playouts=16))
+        eng.new_game(9, 7)
+        assert eng.net.path == g2 and eng.search.net is eng.net
+        assert eng.genmove("b") != "resign"
+        eng.new_game(19, 7.5)
+        assert eng.net.path == N.DEFAULT_MODEL and eng.search.net is eng.net
+        eng.new_game(9, 7)
+        assert eng.net.path == g2
+    assert "net-9x9-g2.onnx for 9x9: trained for 9x9 by self-play, generation 2" in caplog.text
+    assert "gammago-net-b6c64.onnx for 19x19: the default net" in caplog.text
+    eng = Engine(EngineConfig(playouts=16, model=g1))
+    eng.new_game(19, 7.5)
+    assert eng.net.path == N.DEFAULT_MODEL
+    eng.new_game(9, 7)
+    assert eng.net.path == g1

@@ -178,6 +178,10 @@ class Net:
             _SAID.add((path, self.provider))
             log.warning("net %s runs on %s", os.path.basename(path), self.provider)
 
+    def reseed(self, seed):
+        """Restart the stream of random symmetries (a self-play game repeats with its seed)."""
+        self.rng = np.random.default_rng(seed)
+
     def _check(self, path):
         m = self.metadata
         if m.get("format") != MODEL_FORMAT:

@@ -111,6 +111,8 @@ def play_game(cfg, index, stop=None):
     rng = np.random.default_rng(seed)
     eng = _engine_for(cfg.engine, seed)
     eng.new_game(cfg.size, cfg.komi)
+    if eng.net is not None:
+        eng.net.reseed(seed)          # the game repeats with its seed, whatever came before it
     board = eng.board
     n = cfg.size
     full_playouts = cfg.engine.get("playouts", 0)

@@ -66,6 +66,23 @@ def _moves(path):
     return [t for t in text.replace("\n", "").split(";")[2:]]
 
 
+# --- selfplay ------------------------------------------------------------------------------------
+def test_selfplay_on_the_cluster_plays_the_local_games(address, tmp_path):
+    """One task a game on the workers: the same games, move for move, as one local process."""
+    from gammago import selfplay_record as R
+
+    def run(out, *extra):
+        r = subprocess.run([sys.executable, "-m", "gammago", "selfplay", "--size", "7", "--games",
+                            "3", "--out", str(out), "--playouts", "40", "--seed", "4", "--mode",
+                            "net-root", *extra], capture_output=True, text=True, env=_env(),
+                           cwd=ROOT, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert "self-play: 3 games (3 played now)" in r.stdout
+        return [R.read_game(p)["moves"] for p in R.game_files([str(out)])]
+
+    assert run(tmp_path / "local") == run(tmp_path / "cluster", "--scheduler", address)
+
+
 # --- match ---------------------------------------------------------------------------------------
 def test_match_on_the_cluster_plays_the_local_games(address, tmp_path):
     """4 games of gammago against itself on two workers: the record and every SGF (written by

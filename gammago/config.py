@@ -10,7 +10,7 @@ import argparse
 import dataclasses
 
 from gammago import tree as _tree
-from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT, ROOT_LAMBDA
+from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT
 
 TREE = _tree.DEFAULTS        # the tree's parameters as pyx/tree.pyx sets them
 
@@ -243,7 +243,9 @@ class EngineConfig:
                                    # loads, else rollouts) | rollouts | net-root | net-policy |
                                    # gamma-policy
     model: str = ""                # ONNX model ("" = the shipped one)
-    net_lambda: float = ROOT_LAMBDA  # net-root: weight of the net value against rollouts
+    net_lambda: float | None = None  # net-root: weight of the net value against rollouts
+                                   # (None: what the net's metadata says, net_lambda, else
+                                   # ROOT_LAMBDA; Engine._use_net)
                                    # (0 beat 0.5 by +111 Elo in 19x19 self-play)
     net_symmetry: str = "random"   # random (one of 8 per evaluation) | average (of all 8)
     net_children: int = ROOT_CHILDREN  # net-root: root moves searched (the net's best)
@@ -456,8 +458,9 @@ class EngineConfig:
                             "model loads, rollouts otherwise")
         n.add_argument("--model", default=d.model, help="ONNX net (default: the shipped model)")
         n.add_argument("--net-lambda", type=float, default=d.net_lambda,
-                       help="net-root: root child value = (1-L) rollouts + L net (default 0: the "
-                            "rollouts alone; the net's value stands in until a child has rollouts)")
+                       help="net-root: root child value = (1-L) rollouts + L net (default: what "
+                            "the net's card and metadata say it won with, else 0: the rollouts "
+                            "alone; the net's value stands in until a child has rollouts)")
         n.add_argument("--net-symmetry", choices=("random", "average"), default=d.net_symmetry,
                        help="one random symmetry per net evaluation, or the average of all 8")
         n.add_argument("--net-children", type=int, default=d.net_children,
@@ -529,7 +532,8 @@ class EngineConfig:
              f"--score-bonus must be in [0, 0.5), not {self.score_bonus}"),
             (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
-            (0 <= self.net_lambda <= 1, f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
+            (self.net_lambda is None or 0 <= self.net_lambda <= 1,
+             f"--net-lambda must be in [0, 1], not {self.net_lambda}"),
             (self.net_children >= 1, f"--net-children must be >= 1, not {self.net_children}"),
             (self.net_cpuct >= 0, f"--net-cpuct must be >= 0, not {self.net_cpuct}"),
             (self.policy_temperature >= 0,

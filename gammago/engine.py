@@ -29,7 +29,7 @@ from gammago.board import Board, parse_color
 from gammago.clock import MIN_BUDGET_S, Clock
 from gammago.config import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
                             dynkomi_moves_for, rollout_gammas, rollout_plan)
-from gammago.root_search import RootSearch
+from gammago.root_search import ROOT_LAMBDA, RootSearch
 from gammago.search import avoid_entries
 from gammago.seeds import derive
 
@@ -117,21 +117,38 @@ class Engine:
             log.info("net %s for %dx%d: %s", os.path.basename(path), size, size, why)
         return net
 
+    def net_lambda(self):
+        """The weight of the net's value at net-root's root: --net-lambda when given, else the
+        net_lambda its metadata names (a net trained by self-play carries the value it won with
+        in games: models/README.md), else ROOT_LAMBDA (0)."""
+        if self.config.net_lambda is not None:
+            return self.config.net_lambda
+        text = (self.net.metadata if self.net is not None else {}).get("net_lambda")
+        try:
+            lam = float(text) if text not in (None, "") else ROOT_LAMBDA
+        except ValueError:
+            lam = -1.0
+        if not 0 <= lam <= 1:
+            raise _net.NetError(f"{self.net.path}: metadata net_lambda {text!r} is not in [0, 1]")
+        return lam
+
     def _use_net(self, size):
         """Load the net for `size` (_net_for); in net-root mode the search becomes
         gammago.root_search.RootSearch: PUCT on net priors at the root, one UCT tree per root
         child below it (--mode auto keeps it for the boards that use it)."""
         cfg = self.config
         self.net = self._net_for(size)
+        lam = self.net_lambda()
         if self._root_search is not None:
             self._root_search.net = self.net
+            self._root_search.lam = lam
             return
         if cfg.mode in ("net-root", "auto"):
             # the child trees draw on the engine's one budget, each allowed all of it
             self._root_search = RootSearch(
                 self.net, lambda: _tree.Search(self.nodes, seed=cfg.seed, budget=self.budget,
                                                **cfg.tree_params(self.board.size)),
-                lam=cfg.net_lambda, children=cfg.net_children, c_puct=cfg.net_cpuct,
+                lam=lam, children=cfg.net_children, c_puct=cfg.net_cpuct,
                 reply_priors=cfg.net_reply_priors,
                 max_nodes=self.nodes)
             if cfg.mode == "net-root":

@@ -295,3 +295,24 @@ def test_a_model_trained_for_9x9_is_chosen_on_9x9_only(tmp_path, monkeypatch, ca
     assert eng.net.path == N.DEFAULT_MODEL
     eng.new_game(9, 7)
     assert eng.net.path == g1
+
+
+def test_the_nets_own_lambda_is_the_default_and_net_lambda_overrides(tmp_path, monkeypatch):
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    models = tmp_path / "models"
+    models.mkdir()
+    g1 = _model_with(models, "net-9x9-g1.onnx", board_sizes="9", trained_board_size=9,
+                     generation=1, net_lambda=0.5)
+    bad = _model_with(models, "bad.onnx", board_sizes="9", net_lambda="lots")
+    monkeypatch.setattr(N, "_SHIPPED", N.shipped_models(str(models))[1:])     # g1 only
+    eng = Engine(EngineConfig(playouts=16))
+    eng.new_game(9, 7)
+    assert eng.net.path == g1 and eng.search.lam == 0.5
+    eng.new_game(19, 7.5)
+    assert eng.search.lam == 0.0                       # the default net names none
+    eng = Engine(EngineConfig(playouts=16, net_lambda=0.0))
+    eng.new_game(9, 7)
+    assert eng.net.path == g1 and eng.search.lam == 0.0
+    with pytest.raises(ValueError, match="bad.onnx.*net_lambda 'lots'"):
+        Engine(EngineConfig(playouts=16, model=bad)).new_game(9, 7)

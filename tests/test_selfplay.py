@@ -316,3 +316,14 @@ def test_the_nets_own_lambda_is_the_default_and_net_lambda_overrides(tmp_path, m
     assert eng.net.path == g1 and eng.search.lam == 0.0
     with pytest.raises(ValueError, match="bad.onnx.*net_lambda 'lots'"):
         Engine(EngineConfig(playouts=16, model=bad)).new_game(9, 7)
+
+
+def test_model_metadata_tool_sets_a_key_in_place(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    path = _model_with(tmp_path, "m.onnx", board_sizes="9")
+    tool = load_tool("model_metadata")
+    assert tool.main([path, "net_lambda=0.25"]) == 0
+    assert "net_lambda: 0.25" in capsys.readouterr().out
+    assert N.Net(path).metadata["net_lambda"] == "0.25" and not os.path.exists(path + ".tmp")
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        tool.main([path, "oops"])

@@ -32,5 +32,5 @@ def test_every_command_still_builds_its_options():
             "match": ["--engine1", "gammago", "--engine2", "gammago"],
             "train-mm": ["x.sgf", "--out", "x.gamma"], "predict": ["x.sgf"],
             "train-balance": ["x.sgf", "--out", "x.gamma"],
-            "regress": ["suite"]}.get(name, []))
+            "regress": ["suite"], "selfplay": ["--games", "1", "--out", "x"]}.get(name, []))
         assert args._module.__name__ == dict((n, m) for n, m, _ in cli.COMMANDS)[name]

@@ -12,6 +12,7 @@ import sys
 COMMANDS = [
     ("bench", "gammago.bench", "playout, search and net speed figures (median of several runs)"),
     ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
+    ("analysis", "gammago.analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain); logs to stderr"),
     ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
     ("compare", "gammago.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
     ("selfplay", "gammago.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),

@@ -21,7 +21,9 @@ ignores gets a warning.
 A field this engine does not compute is left out (utility, scoreSelfplay, per-move ownership,
 hashes), except the per-move scores: the tree keeps no score per move, so each move's scoreLead,
 scoreMean and scoreStdev are the root's, as kata-analyze gives them (KaTrain needs the keys).
-Scoring is by area whatever the rules say (a warning says so for territory rules).
+The rules (gammago/rules.py) are the query's: its worker's Engine plays them (territory scoring
+counts territory and prisoners; the search keeps its area-scored rollouts with Pachi's parity
+komi); rules the engine does not play (a button, a tax on all eyes) get a warning.
 
 stdout belongs to the protocol: logs and stray prints go to stderr.
 """
@@ -37,7 +39,9 @@ import time
 
 import gammago
 from gammago.board import Board, format_vertex, parse_color, parse_vertex
+from gammago import rules as _rules
 from gammago.gtp import kata_ownership
+from gammago.rules import RULE_SETS, RulesError  # noqa: F401  (KataGo's sets, by name)
 
 log = logging.getLogger("gammago")
 
@@ -50,42 +54,6 @@ WATCH_MIN_S = 0.0005        # how often the watcher looks at a search near its v
 WATCH_MAX_S = 0.01          # ... and far from it
 KOMI_LIMIT = 150            # |komi| KataGo takes
 PRIORITY_LIMIT = 1 << 62    # |priority| (Python ints have no bound; a JSON reader's may)
-
-# The rule sets by KataGo's names (kata-set-rules), and the aliases KataGo and KaTrain send.
-RULE_SETS = {
-    "tromp-taylor": dict(ko="POSITIONAL", scoring="AREA", tax="NONE", suicide=True,
-                         hasButton=False, whiteHandicapBonus="0"),
-    "chinese": dict(ko="SIMPLE", scoring="AREA", tax="NONE", suicide=False, hasButton=False,
-                    whiteHandicapBonus="N"),
-    "chinese-ogs": dict(ko="POSITIONAL", scoring="AREA", tax="NONE", suicide=False,
-                        hasButton=False, whiteHandicapBonus="N"),
-    "chinese-kgs": dict(ko="POSITIONAL", scoring="AREA", tax="NONE", suicide=False,
-                        hasButton=False, whiteHandicapBonus="N"),
-    "japanese": dict(ko="SIMPLE", scoring="TERRITORY", tax="SEKI", suicide=False,
-                     hasButton=False, whiteHandicapBonus="0"),
-    "korean": dict(ko="SIMPLE", scoring="TERRITORY", tax="SEKI", suicide=False,
-                   hasButton=False, whiteHandicapBonus="0"),
-    "aga": dict(ko="SITUATIONAL", scoring="AREA", tax="NONE", suicide=False, hasButton=False,
-                whiteHandicapBonus="N-1"),
-    "bga": dict(ko="SITUATIONAL", scoring="AREA", tax="NONE", suicide=False, hasButton=False,
-                whiteHandicapBonus="N-1"),
-    "new-zealand": dict(ko="SITUATIONAL", scoring="AREA", tax="NONE", suicide=True,
-                        hasButton=False, whiteHandicapBonus="0"),
-    "stone-scoring": dict(ko="SIMPLE", scoring="AREA", tax="ALL", suicide=False,
-                          hasButton=False, whiteHandicapBonus="0"),
-}
-RULE_ALIASES = {
-    "tt": "tromp-taylor", "tromp_taylor": "tromp-taylor", "tromp taylor": "tromp-taylor",
-    "tromptaylor": "tromp-taylor", "cn": "chinese", "chinese_ogs": "chinese-ogs",
-    "chinese_kgs": "chinese-kgs", "jp": "japanese", "ko": "korean", "french": "bga",
-    "nz": "new-zealand", "new_zealand": "new-zealand", "new zealand": "new-zealand",
-    "newzealand": "new-zealand", "stone_scoring": "stone-scoring",
-    "stone scoring": "stone-scoring", "stonescoring": "stone-scoring",
-}
-RULE_VALUES = {"ko": ("SIMPLE", "POSITIONAL", "SITUATIONAL", "SPIGHT"),
-               "scoring": ("AREA", "TERRITORY"), "tax": ("NONE", "SEKI", "ALL"),
-               "whiteHandicapBonus": ("0", "N", "N-1")}
-RULE_FLAGS = ("suicide", "hasButton", "friendlyPassOk")
 
 # Query fields: what each is (the checks are in parse_query); every other field gets KataGo's
 # "Unexpected or unused field" warning.
@@ -111,61 +79,34 @@ class QueryError(ValueError):
 # --- rules ----------------------------------------------------------------------------------
 def parse_rules(value):
     """KataGo's rules (a name or shorthand, any case, or a JSON object of ko / scoring / tax /
-    suicide / hasButton / whiteHandicapBonus / friendlyPassOk) -> (rules dict, warnings): the
-    warnings say where the engine plays them otherwise (it scores by area, with no tax or
-    button). Raises QueryError for unknown rules."""
-    if isinstance(value, str):
-        name = value.strip().lower()
-        name = RULE_ALIASES.get(name, name)
-        if name not in RULE_SETS:
-            raise QueryError("rules", f"unknown rules {value!r} (known: "
-                                      f"{', '.join(RULE_SETS)} and their shorthands)")
-        rules = dict(RULE_SETS[name], name=name)
-    elif isinstance(value, dict):
-        rules = dict(RULE_SETS["chinese"], whiteHandicapBonus="0", name="custom")
-        for key, v in value.items():
-            if key in RULE_VALUES:
-                v = v.upper() if isinstance(v, str) else v
-                if v not in RULE_VALUES[key]:
-                    raise QueryError("rules", f"rules {key} must be one of "
-                                              f"{', '.join(RULE_VALUES[key])}, not {value[key]!r}")
-            elif key in RULE_FLAGS:
-                if not isinstance(v, bool):
-                    raise QueryError("rules", f"rules {key} must be true or false, not {v!r}")
-            else:
-                raise QueryError("rules", f"unknown rules field {key!r}")
-            rules[key] = v
-    else:
+    suicide / hasButton / whiteHandicapBonus / friendlyPassOk) -> (rules.Rules, warnings): the
+    warnings name what the engine does not play (rules.Rules.unsupported). Raises QueryError
+    for unknown rules."""
+    if not isinstance(value, (str, dict)):
         raise QueryError("rules", "rules must be a string or a JSON object")
-    unlike = []
-    if rules["scoring"] != "AREA":
-        unlike.append("territory scoring")
-    if rules["tax"] != "NONE":
-        unlike.append(f"the {rules['tax'].lower()} tax")
-    if rules.get("hasButton"):
-        unlike.append("the button")
+    try:
+        rules = _rules.parse(value)
+    except RulesError as e:
+        known = ", ".join(RULE_SETS)
+        raise QueryError("rules", f"{e} (known: {known} and their shorthands)") from None
+    unlike = rules.unsupported()
     if not unlike:
         return rules, []
-    return rules, [f"rules {rules['name']}: this engine scores by area (as Chinese rules), "
-                   f"without {' or '.join(unlike)}: its win rates and scores are area ones"]
+    return rules, [f"rules {rules.name}: this engine plays without {' or '.join(unlike)}"]
 
 
 def default_komi(rules):
     """KataGo's komi when a query names none: 6.5 under territory scoring, 7.0 with a button,
     7.5 otherwise."""
-    if rules["scoring"] == "TERRITORY":
+    if rules.territory:
         return 6.5
-    return 7.0 if rules.get("hasButton") else 7.5
+    return 7.0 if rules.hasButton else 7.5
 
 
 def handicap_bonus(rules, black, white):
     """Points White gets for handicap stones (KataGo's whiteHandicapBonus): N, N-1 or 0 for N
     black setup stones (at least 2) on a board with no white setup stone."""
-    n = len(black) if len(black) >= 2 and not white else 0
-    bonus = rules["whiteHandicapBonus"]
-    if not n or bonus == "0":
-        return 0
-    return n if bonus == "N" else n - 1
+    return rules.handicap_bonus(len(black) if not white else 0)
 
 
 # --- parsing a query -----------------------------------------------------------------------
@@ -183,6 +124,7 @@ class Job:
     moves: tuple                   # ((colour "b"/"w", vertex), ...) before this turn
     to_move: str                   # the side to move at this turn
     perspective: str               # reportAnalysisWinratesAs
+    rules: _rules.Rules = _rules.Rules()   # what the worker's engine plays (bonus in the komi)
     max_visits: int = 0            # playouts of its own search (0: no limit of its own) ...
     max_playouts: int = 0          # ... the same (overrideSettings' maxPlayouts)
     max_time: float = 0.0
@@ -199,7 +141,7 @@ class Job:
     stop: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def position_key(self):
-        return (self.size, self.komi, self.black, self.white, self.initial)
+        return (self.size, self.komi, self.black, self.white, self.initial, self.rules)
 
 
 def _vertex(text, size, field):
@@ -330,10 +272,13 @@ def _position(q, warnings):
     if "whiteHandicapBonus" in q:
         if q["whiteHandicapBonus"] not in RULE_VALUES["whiteHandicapBonus"]:
             raise QueryError("whiteHandicapBonus", "whiteHandicapBonus must be 0, N or N-1")
-        rules["whiteHandicapBonus"] = q["whiteHandicapBonus"]
+        rules = dataclasses.replace(rules, whiteHandicapBonus=q["whiteHandicapBonus"])
     komi += handicap_bonus(rules, black, white)
     _replay(size, komi, black, white, initial, moves)
-    return dict(size=size, komi=komi, black=black, white=white, initial=initial), moves
+    # the handicap bonus is in the komi: the engine plays the rules without it
+    rules = dataclasses.replace(rules, whiteHandicapBonus="0")
+    return dict(size=size, komi=komi, black=black, white=white, initial=initial,
+                rules=rules), moves
 
 
 def _turns(q, n):
@@ -726,6 +671,7 @@ class AnalysisServer:
         extends that game (the tree keeps their subtree), else a new game."""
         engine = worker.engine
         if not self._extends(worker, job):
+            engine.set_rules(job.rules)
             engine.new_game(job.size, job.komi)
             if job.black or job.white:
                 engine.setup_stones(list(job.black), list(job.white))

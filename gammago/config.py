@@ -10,7 +10,9 @@ import argparse
 import dataclasses
 
 from gammago import tree as _tree
+from gammago import rules as _rules
 from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT
+from gammago.rules import DEFAULT as RULES_DEFAULT
 
 TREE = _tree.DEFAULTS        # the tree's parameters as pyx/tree.pyx sets them
 
@@ -166,6 +168,8 @@ class EngineConfig:
     resign: float = 0.10           # resign below this win rate (0 never)
     pass_dead_removed: bool = False  # after an opponent pass, pass when winning once dead
                                      # stones are removed (else only when winning by Tromp-Taylor)
+    rules: str = RULES_DEFAULT     # the rules (gammago/rules.py): a KataGo rule set's name
+                                   # (tromp-taylor, chinese, japanese, aga, ...) or its JSON
     reuse: bool = True             # keep the subtree of the moves played since the last search
     ponder: bool = False           # after its own move, search on the opponent's time until the
                                    # next command (Engine.ponder_start)
@@ -295,6 +299,19 @@ class EngineConfig:
         g.add_argument("--pass-dead-removed", action="store_true",
                        help="after an opponent pass, pass when winning with dead stones removed "
                             "(default: only when winning by Tromp-Taylor as the board stands)")
+        g.add_argument("--rules", default=d.rules, metavar="RULES",
+                       help="the rules: " + ", ".join(_rules.ENGINE_RULES) + " (or another of "
+                            "KataGo's rule sets, " + ", ".join(n for n in _rules.RULE_SETS
+                                                              if n not in _rules.ENGINE_RULES)
+                            + ", or KataGo's JSON rules object). Area rules count the board "
+                            "(stones and territory); japanese counts territory and prisoners, "
+                            "no points in seki, and the engine neither fills territory nor dame "
+                            "to no purpose and passes once the score is settled. chinese and "
+                            "aga give White N or N-1 points for N handicap stones and let the "
+                            "game end with dead stones on the board (KataGo's friendlyPassOk); "
+                            "the controller may change the rules (kgs-rules, kata-set-rules). "
+                            "Default %(default)s: area, the controller's komi, dead stones "
+                            "captured before a pass (CGOS's count)")
         g.add_argument("--no-reuse", dest="reuse", action="store_false", help="no tree reuse")
         g.add_argument("--ponder", action="store_true",
                        help="after its own move (genmove), search the position with the opponent "
@@ -545,6 +562,10 @@ class EngineConfig:
         for ok, msg in checks:
             if not ok:
                 raise ValueError(msg)
+        try:
+            _rules.playable(self.rules)
+        except ValueError as e:
+            raise ValueError(f"--rules: {e}") from None
         from gammago import gammas
         try:
             if self.rollout_scale is not None:

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from gammago import handicap, players, scoring
+from gammago import rules as _rules
 from gammago import net as _net
 from gammago import tree as _tree
 from gammago.board import Board, parse_color
@@ -44,6 +45,13 @@ OWNED_MIN_SHARE = 0.25       # a search whose playouts were played out less ofte
                              # ended the rest) leaves no ownership for the pass decisions
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 CRIT_PROBE = 1e-6            # criticality weight that gathers it without changing the order
+SETTLE_MARGIN = 2.0          # area rules without dead-stone removal: the game is not over while
+                             # the count as the board stands and the search's expected score
+                             # (its ownership) differ by more points than this
+PLAY_ON_SLACK = 0.03         # ... and the engine plays on there with its best move other than a
+                             # pass when the search rates it this close to the pass
+TERRITORY_SLACK = 0.03       # territory rules: a move the search rates this close to its best
+                             # takes the place of an idle best move (scoring.idle_point)
 _PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 _LIBC = None                 # glibc, for malloc_trim (False where there is none)
 
@@ -101,6 +109,7 @@ class Engine:
         self.interrupted = threading.Event()    # interrupt(): the move under way stops now
         self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
         self._aside_told = set()     # board sizes its settings line is not for, told in the log
+        self.rules = _rules.playable(self.config.rules)   # --rules; kata-set-rules, kgs-rules
         self.new_game(19, 7.5)
 
     def _net_for(self, size):
@@ -351,6 +360,33 @@ class Engine:
         self.ponder_stop()
         self.board.komi = float(komi)
         self._forget()
+
+    def set_rules(self, rules):
+        """Play under `rules` (a name, KataGo's JSON object or its text, or a rules.Rules) from
+        now on, over new games too, the position kept (kata-set-rules, kgs-rules). RulesError
+        (a ValueError) for rules unknown or not played; the rules stay as they were."""
+        rules = _rules.playable(rules)
+        self.ponder_stop()
+        self.rules = rules
+        self._forget()
+        return rules
+
+    def rules_komi(self, c):
+        """The komi the search adds for the rules, c to move: White's handicap bonus
+        (whiteHandicapBonus) and, under territory scoring, Pachi's parity point
+        (rules.search_komi_shift)."""
+        b = self.board
+        return (self.rules.handicap_bonus(self.handicap)
+                + _rules.search_komi_shift(self.rules, b.komi, b.size, c))
+
+    def _area_now(self):
+        """The area count as the board stands (Black - White - komi - White's handicap bonus)."""
+        return self.board.score() - self.rules.handicap_bonus(self.handicap)
+
+    def _friendly(self):
+        """Whether dead stones may stay on the board when the game ends by two passes (they
+        are taken off by agreement): --pass-dead-removed, or the rules' friendlyPassOk."""
+        return self.config.pass_dead_removed or self.rules.friendlyPassOk
 
     def play(self, color, vertex):
         self.ponder_stop()
@@ -701,10 +737,10 @@ class Engine:
             # avoided moves are kept out by ply from the root: a subtree kept after moves would
             # hold them at the plies it moved up to (the same position keeps its tree)
             self._tree_moves = None
-        extra = self.extra_komi()
+        extra = self.extra_komi() + self.rules_komi(c)
         if extra:
             b = b.copy()
-            b.komi += extra            # the search plays against it (--dynkomi)
+            b.komi += extra            # the search plays against it (--dynkomi, the rules)
         if b.to_move != ("b" if c == 1 else "w"):
             b = b.copy() if b is self.board else b
             b.to_move = c
@@ -829,12 +865,52 @@ class Engine:
                 and not self.extra_komi()
                 and len(self.board.moves) >= n * n // 4 and self.search.root_visits >= RESIGN_MIN_VISITS):
             return "resign"
+        if self.rules.territory and not cleanup:
+            return self._territory_move(c, infos)
         if self._should_pass(c, best, cleanup):
             return "pass"
-        if best["move"] == "pass" and cleanup:
+        if best["move"] == "pass":
+            # a pass refused (clean-up, or dead stones of the opponent or unsettled points
+            # left on a board counted as it stands)
             other = [d for d in infos if d["move"] != "pass"]
-            return other[0]["move"] if other else "pass"
+            if other and (cleanup or other[0]["winrate"] >= best["winrate"] - PLAY_ON_SLACK):
+                return other[0]["move"]
+            return "pass"
         return best["move"]
+
+    def _territory_move(self, c, infos):
+        """Under territory scoring: the search's best move, unless it is idle (fills own or
+        the opponent's settled territory, or dame: scoring.idle_point), which costs a point or
+        gains none by territory; then the most visited move the search rates within
+        TERRITORY_SLACK of it that is not idle, else a pass when the territory count with the
+        dead stones off wins (else the best move all the same). A pass after the opponent's
+        once that count wins, and as soon as the score is settled (scoring.territory_settled)
+        and won. Dead stones stay on the board: they come off by agreement, as prisoners."""
+        b = self.board
+        sign = 1 if c == 1 else -1
+        best = infos[0]
+        if best["move"] == "pass":
+            return "pass"
+        owner = self.last_owner
+        if owner is None:
+            if not b.passes:
+                return best["move"]
+            owner = self._status_owner()
+        dead, seki = self._dead_strings(owner)
+        winning = sign * self._score_with(dead, seki) > 0
+        if winning and (b.passes or scoring.territory_settled(b, owner, dead)):
+            return "pass"
+        if not scoring.idle_point(b, owner, dead, best["move"]):
+            return best["move"]
+        for d in infos[1:]:
+            if d["winrate"] < best["winrate"] - TERRITORY_SLACK:
+                continue
+            if d["move"] == "pass":
+                if winning:
+                    return "pass"
+            elif not scoring.idle_point(b, owner, dead, d["move"]):
+                return d["move"]
+        return "pass" if winning else best["move"]
 
     def _should_pass(self, c, best, cleanup):
         b = self.board
@@ -846,16 +922,40 @@ class Engine:
             if any(b.color_at(v) == opp for v in dead):
                 return False
             return best["move"] == "pass" or b.passes > 0 or scoring.settled(b)
+        if best["move"] == "pass" or b.passes > 0:
+            if not self._friendly() and (self._dead_opponent_left(c) or self._unsettled()):
+                # the count is the board as it stands: a dead stone of the opponent's left on
+                # it would count for the opponent, an open region for nobody (the server's
+                # count without dead-stone removal, CGOS's): capture and close them first
+                return False
         if best["move"] == "pass":
             return True
         if b.passes > 0:   # the opponent passed: passing ends the game
-            if sign * b.score() > 0:
+            if sign * self._area_now() > 0:
                 return True
-            if self.config.pass_dead_removed and sign * self._score_dead_removed(self.last_owner) > 0:
+            if self._friendly() and sign * self._score_dead_removed(self.last_owner) > 0:
                 return True
             return False
         # settled: only dame left and we win by Tromp-Taylor even if the opponent takes them all
-        return scoring.settled(b) and sign * scoring.score_dame_lost(b, c) > 0
+        bonus = self.rules.handicap_bonus(self.handicap)
+        return scoring.settled(b) and sign * (scoring.score_dame_lost(b, c) - bonus) > 0
+
+    def _unsettled(self):
+        """Whether the count as the board stands and the last search's expected score (its
+        ownership's sum less the komi) differ by more than SETTLE_MARGIN points: dead stones
+        or open regions are left that the rollouts settle (False without ownership)."""
+        owner = self.last_owner
+        if owner is None:
+            return False
+        b = self.board
+        return abs((float(owner.sum()) - b.komi) - b.score()) > SETTLE_MARGIN
+
+    def _dead_opponent_left(self, c):
+        """Whether a stone of c's opponent that the last search's ownership (a status search
+        without one) judges dead is on the board."""
+        dead, _ = self._dead_strings(self.last_owner)
+        opp = "w" if c == 1 else "b"
+        return any(self.board.color_at(v) == opp for v in dead)
 
     # --- life and death, scoring ---
     def _status_owner(self):
@@ -884,10 +984,20 @@ class Engine:
 
     def _score_dead_removed(self, owner=None):
         dead, _ = self._dead_strings(owner)
-        return scoring.score_without(self.board, dead)
+        return scoring.score_without(self.board, dead) - self.rules.handicap_bonus(self.handicap)
+
+    def _score_with(self, dead, seki):
+        """The final score (Black - White - komi - White's handicap bonus) under the rules with
+        the `dead` stones off: area (the board's count) or territory (territory + prisoners,
+        no points in seki under tax SEKI)."""
+        bonus = self.rules.handicap_bonus(self.handicap)
+        if self.rules.territory:
+            return scoring.territory_score(self.board, dead, seki, self.rules.tax, bonus)
+        return scoring.score_without(self.board, dead) - bonus
 
     def final_score(self):
-        return scoring.score_text(self._score_dead_removed())
+        dead, seki = self._dead_strings()
+        return scoring.score_text(self._score_with(dead, seki))
 
     def final_status_list(self, status):
         status = str(status).lower()

@@ -22,6 +22,7 @@ Every command that fails answers `?` and leaves the game as it was. The engine
 only parses, checks and formats.
 stdout belongs to the protocol: anything else (logs, warnings, stray prints) goes to stderr.
 """
+import json
 import logging
 import os
 import queue
@@ -32,6 +33,7 @@ import time
 
 import gammago
 from gammago import handicap
+from gammago import rules as _rules
 from gammago.board import Board, format_vertex, parse_color, parse_vertex
 from gammago.scoring import score_text
 
@@ -45,7 +47,9 @@ GFX_LABELS = 8                    # how many candidate moves gammago-analyze lab
 GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: default seconds
 GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
 STREAMING = ("lz-analyze", "lz-genmove_analyze", "kata-analyze", "kata-genmove_analyze",
-             "analyze", "genmove_analyze")
+             "analyze", "genmove_analyze", "cgos-genmove_analyze")
+CGOS_MOVES = 10                   # cgos-genmove_analyze: candidate moves reported
+OWNERSHIP_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 STATUSES = ("alive", "dead", "seki")
 INTERRUPT_LINE = "# interrupt"    # GoGui's: stop the command under way (gogui-interrupt)
 CONTROLLER_POLL_S = 0.05          # after the input ends: how often to look for a vanished reader
@@ -167,6 +171,43 @@ def kata_ownership(owner, color):
     return [sign * float(owner[row][col]) for row in range(n - 1, -1, -1) for col in range(n)]
 
 
+def encode_ownership(values):
+    """CGOS's ownership string: one character a point, -1 .. +1 mapped to the 63 characters of
+    OWNERSHIP_CHARS (the encoding of CGOS's client, gtpengine.encodeOwnership)."""
+    return "".join(OWNERSHIP_CHARS[round(max(0.0, min(1.0, (float(v) + 1) / 2)) * 62)]
+                   for v in values)
+
+
+def cgos_analysis(infos, color, score=None, ownership=None):
+    """The analysis CGOS stores with a move (the cgos-genmove_analyze JSON of CGOS's
+    "GTP tournament game expansion"): {"winrate", "score", "visits", "moves": [{"move",
+    "visits", "winrate", "score", "prior", "pv"}], "ownership"}, win rates and scores for the
+    side that moves (`color`), a move's pv the moves after it, ownership KataGo's order
+    (kata_ownership) from that side's view, encoded (encode_ownership). None without infos."""
+    infos = [d for d in infos if d["visits"] > 0]
+    if not infos:
+        return None
+    visits = sum(int(d["visits"]) for d in infos)
+    out = {"winrate": round(sum(d["visits"] * d["winrate"] for d in infos) / visits, 4)}
+    if score is not None:
+        out["score"] = round(float(score), 2)
+    out["visits"] = visits
+    moves = []
+    for d in infos[:CGOS_MOVES]:
+        m = {"move": d["move"], "visits": int(d["visits"]), "winrate": round(float(d["winrate"]), 4)}
+        if score is not None:
+            m["score"] = out["score"]          # the tree keeps no score per move
+        m["prior"] = round(float(d.get("prior", 0.0)), 4)
+        pv = list(d.get("pv") or [d["move"]])[1:]
+        if pv:
+            m["pv"] = " ".join(pv)
+        moves.append(m)
+    out["moves"] = moves
+    if ownership is not None:
+        out["ownership"] = encode_ownership(kata_ownership(ownership, color))
+    return out
+
+
 # --- the front end ---------------------------------------------------------------------------
 class Gtp:
     """GTP on top of an Engine. `execute(line)` answers one line (tests use it); `serve()` runs
@@ -219,6 +260,11 @@ class Gtp:
             "kata-time_settings": self.cmd_kata_time_settings,
             "kata-list_time_settings": self.cmd_kata_list_time_settings,
             "kgs-genmove_cleanup": self.cmd_kgs_genmove_cleanup,
+            "kgs-rules": self.cmd_kgs_rules,
+            "kata-get-rules": self.cmd_kata_get_rules,
+            "kata-set-rules": self.cmd_kata_set_rules,
+            "kata-set-rule": self.cmd_kata_set_rule,
+            "cgos-genmove_analyze": self.cmd_cgos_genmove_analyze,
             "cputime": self.cmd_cputime,
             "gomill-cpu_time": self.cmd_cputime,
             "stop": self.cmd_stop,
@@ -551,6 +597,68 @@ class Gtp:
         move = self.engine.genmove(_color(args[0]), cleanup=True)
         self._ponder_start(move)
         return move
+
+    def cmd_cgos_genmove_analyze(self, args, cid):
+        """cgos-genmove_analyze COLOR: genmove, answered by one line of JSON analysis (the win
+        rate, the score, the visits, the candidates with their pv, the ownership:
+        cgos_analysis) and `play MOVE`, as CGOS's client passes them to the server."""
+        _nargs(args, 1, usage="cgos-genmove_analyze COLOR")
+        color = _color(args[0])
+        engine = self.engine
+        last = []
+        self._stream_start(cid)
+        try:
+            move = engine.genmove_analyze(color, NO_INTERVAL_S, last.append)
+            owner = engine.ownership() if last and last[-1] else None
+            sign = 1.0 if color == "b" else -1.0
+            score = None if owner is None else sign * (float(owner.sum()) - engine.board.komi)
+            info = cgos_analysis(last[-1] if last else [], color, score, owner)
+        except Exception as e:
+            log.exception("gtp: cgos-genmove_analyze failed")
+            self._stream_end(e)
+            return
+        if info is not None:
+            self._stream_line(json.dumps(info, separators=(",", ":")))
+        self._stream_line(f"play {move}")
+        self._stream_end()
+        self._ponder_start(move)
+
+    # --- rules ---
+    def _set_rules(self, value):
+        try:
+            self.engine.set_rules(value)
+        except ValueError as e:
+            raise GtpError(str(e)) from None
+        return ""
+
+    def cmd_kgs_rules(self, args):
+        """kgs-rules RULES (kgsGtp sends it when the engine lists it): chinese (KGS's:
+        positional superko), aga, japanese, new_zealand, or another rule set's name;
+        `? unknown rules NAME` otherwise, the rules unchanged."""
+        _nargs(args, 1, usage="kgs-rules chinese|aga|japanese|new_zealand")
+        name = args[0].lower()
+        return self._set_rules(_rules.KGS_RULES.get(name, name))
+
+    def cmd_kata_get_rules(self, args):
+        """kata-get-rules: KataGo's JSON rules object of the rules in force."""
+        _nargs(args, 0, usage="kata-get-rules")
+        return self.engine.rules.json()
+
+    def cmd_kata_set_rules(self, args):
+        """kata-set-rules RULES: a rule set's name or KataGo's JSON rules object (the board is
+        kept); unknown or unplayable rules answer `?` and change nothing."""
+        if not args:
+            raise GtpError("syntax error: usage: kata-set-rules RULES")
+        return self._set_rules(" ".join(args))
+
+    def cmd_kata_set_rule(self, args):
+        """kata-set-rule FIELD VALUE: one field of the rules in force changed."""
+        _nargs(args, 2, usage="kata-set-rule FIELD VALUE")
+        try:
+            rules = _rules.with_field(self.engine.rules, args[0], args[1])
+        except ValueError as e:
+            raise GtpError(str(e)) from None
+        return self._set_rules(rules)
 
     def cmd_reg_genmove(self, args):
         _nargs(args, 1, usage="reg_genmove COLOR")

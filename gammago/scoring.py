@@ -9,7 +9,7 @@ by neither that much and its one or two liberties are owned by nobody; pass-aliv
 """
 import numpy as np
 
-from gammago.board import Board, parse_vertex
+from gammago.board import Board, format_vertex, parse_vertex
 
 DEAD_OWNERSHIP = 0.5         # a string is dead when the other colour owns its points this much
 SEKI_OWNERSHIP = 0.3         # ... and in seki when its liberties are owned by nobody this much
@@ -41,7 +41,32 @@ def dead_and_seki(board, owner):
                 if len(libs) <= 2 and all(abs(_owner_at(owner, board, x)) < SEKI_OWNERSHIP
                                           for x in libs):
                     seki.extend(string)
+    # seki with eyes: a living string of two liberties, one of them owned by nobody and shared
+    # with an opponent's living string of two liberties or fewer (filling it would put the
+    # filler in atari), e.g. one eye each and a shared liberty
+    gone = set(dead) | set(seki)
+    for col in ("b", "w"):
+        for v in board.stones(col):
+            if v in gone or alive_pa.get(v) == col:
+                continue
+            libs = board.liberties(v)
+            if len(libs) != 2:
+                continue
+            for x in libs:
+                if abs(_owner_at(owner, board, x)) >= SEKI_OWNERSHIP:
+                    continue
+                if any(board.color_at(y) not in (".", col) and y not in dead
+                       and len(board.liberties(y)) <= 2 for y in _adjacent(board, x)):
+                    string = board.string(v)
+                    seki.extend(string)
+                    gone.update(string)
+                    break
     return dead, seki
+
+
+def _adjacent(board, vertex):
+    r, c = parse_vertex(vertex, board.size)
+    return [format_vertex((y, x)) for y, x in _neighbours(r, c, board.size)]
 
 
 def score_without(board, dead):
@@ -86,3 +111,162 @@ def score_dame_lost(board, color):
     """Tromp-Taylor score with every neutral point given to the opponent of color (1 / 2)."""
     dame = sum(1 for o in board.area().values() if o == ".")
     return board.score() + (dame if color == 2 else -dame)
+
+
+# --- territory scoring (Japanese rules) ------------------------------------------------------
+SETTLED_OWNERSHIP = 0.8      # territory counts as settled where its owner holds it this much
+BUSY_LIBERTIES = 2           # a move next to a string with this few liberties is never idle
+
+
+def _neighbours(r, c, n):
+    return [(y, x) for y, x in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= y < n and 0 <= x < n]
+
+
+def empty_regions(a):
+    """The empty regions of an array board (0 empty, 1 Black, 2 White; [row][col]): a list of
+    (points [(row, col)], colours bordering it {1, 2}, stones bordering it [(row, col)])."""
+    n = len(a)
+    seen = set()
+    out = []
+    for r0 in range(n):
+        for c0 in range(n):
+            if a[r0][c0] != 0 or (r0, c0) in seen:
+                continue
+            points, colours, border, stack = [], set(), set(), [(r0, c0)]
+            seen.add((r0, c0))
+            while stack:
+                r, c = stack.pop()
+                points.append((r, c))
+                for y, x in _neighbours(r, c, n):
+                    v = a[y][x]
+                    if v == 0:
+                        if (y, x) not in seen:
+                            seen.add((y, x))
+                            stack.append((y, x))
+                    else:
+                        colours.add(int(v))
+                        border.add((y, x))
+            out.append((points, colours, sorted(border)))
+    return out
+
+
+def _without(board, dead):
+    """(array board with the `dead` stones taken off, {1: dead black, 2: dead white})."""
+    a = board.to_array().copy()
+    removed = {1: 0, 2: 0}
+    for v in set(dead):
+        r, c = parse_vertex(v, board.size)
+        if a[r, c]:
+            removed[int(a[r, c])] += 1
+            a[r, c] = 0
+    return a, removed
+
+
+def territory_counts(board, dead, seki=(), tax="SEKI"):
+    """Japanese counting of `board` with the `dead` stones taken off: {colour: (territory,
+    prisoners)} for 1 Black and 2 White. Prisoners: the stones captured in the game and the
+    dead stones taken off at the end. Territory: the empty points of a region that only one
+    colour's stones border; with tax SEKI (no points in seki) not a region that a string in
+    seki (`seki`, vertices) borders."""
+    a, removed = _without(board, dead)
+    seki_points = {parse_vertex(v, board.size) for v in seki}
+    terr = {1: 0, 2: 0}
+    for points, colours, border in empty_regions(a):
+        if len(colours) != 1:
+            continue
+        if tax == "SEKI" and any(p in seki_points for p in border):
+            continue
+        terr[next(iter(colours))] += len(points)
+    prisoners = {1: board.captures("b") + removed[2], 2: board.captures("w") + removed[1]}
+    return {col: (terr[col], prisoners[col]) for col in (1, 2)}
+
+
+def territory_score(board, dead, seki=(), tax="SEKI", bonus=0.0):
+    """Japanese score (Black - White - komi - bonus): territory plus prisoners
+    (territory_counts), no points in seki under tax SEKI; bonus: White's handicap points."""
+    counts = territory_counts(board, dead, seki, tax)
+    black, white = (sum(counts[col]) for col in (1, 2))
+    return black - white - board.komi - bonus
+
+
+def _fresh(board):
+    """The (row, col) of the last move, None after a pass or before any move: a territory
+    that the last move entered is not settled (an invasion gets its answer, which costs
+    nothing by territory once the invader is a prisoner)."""
+    last = board.last_move
+    if not last or last[1] == "pass":
+        return None
+    return parse_vertex(last[1], board.size)
+
+
+def territory_settled(board, owner, dead):
+    """Whether the territory count can no longer change with sensible play: with the dead
+    stones taken off, every string has more than one liberty, and every empty region is
+    either one colour's territory, owned by it beyond SETTLED_OWNERSHIP at every point and not
+    entered by the last move, or dame (each of its points next to stones of both colours). An
+    empty board is not settled."""
+    fresh = _fresh(board)
+    a, _ = _without(board, dead)
+    if not a.any():
+        return False
+    n = board.size
+    gone = set(dead)
+    for col in ("b", "w"):
+        for v in board.stones(col):
+            if v not in gone and len(board.liberties(v)) < 2 and \
+                    not _gains_liberty(board, v, gone):
+                return False
+    for points, colours, _ in empty_regions(a):
+        if len(colours) == 1:
+            sign = 1 if 1 in colours else -1
+            if fresh in points or any(sign * owner[r][c] < SETTLED_OWNERSHIP
+                                      for r, c in points):
+                return False
+        elif not all({int(a[y][x]) for y, x in _neighbours(r, c, n)} >= {1, 2}
+                     for r, c in points):
+            return False
+    return True
+
+
+def _gains_liberty(board, vertex, gone):
+    """Whether the string at vertex touches a stone in `gone` (taking dead stones off gives it
+    liberties: a string in atari next to dead stones is not short of them)."""
+    n = board.size
+    for v in board.string(vertex):
+        r, c = parse_vertex(v, n)
+        for y, x in _neighbours(r, c, n):
+            if format_vertex((y, x)) in gone:
+                return True
+    return False
+
+
+def idle_point(board, owner, dead, vertex):
+    """Whether a move at `vertex` can change no territory count: it is no pass, it touches no
+    string with BUSY_LIBERTIES or fewer liberties (no fight, no shortage of liberties), and,
+    with the dead stones taken off, it lies in one colour's territory owned by it beyond
+    SETTLED_OWNERSHIP (its own or the opponent's: a stone there only fills a point or becomes
+    a prisoner) and not entered by the last move, or in dame (a region each of whose points
+    touches both colours)."""
+    if vertex == "pass":
+        return False
+    n = board.size
+    a, _ = _without(board, dead)
+    r0, c0 = parse_vertex(vertex, n)
+    if a[r0][c0] != 0:
+        return False
+    gone = set(dead)
+    for y, x in _neighbours(r0, c0, n):
+        v = format_vertex((y, x))
+        if a[y][x] and v not in gone and len(board.liberties(v)) <= BUSY_LIBERTIES:
+            return False
+    for points, colours, _ in empty_regions(a):
+        if (r0, c0) not in points:
+            continue
+        if len(colours) == 1:
+            sign = 1 if 1 in colours else -1
+            return _fresh(board) not in points and all(
+                sign * owner[r][c] >= SETTLED_OWNERSHIP for r, c in points)
+        return all({int(a[y][x]) for y, x in _neighbours(r, c, n)} >= {1, 2}
+                   for r, c in points)
+    return False

@@ -112,12 +112,15 @@ def test_rules_names_shorthands_objects_and_their_warnings():
     for name in ("chinese", "CN", "tromp-taylor", "tt", "aga", "new zealand", "nz",
                  "chinese-ogs", "stone_scoring", "japanese", "jp", "korean"):
         rules, _ = parse_rules(name)
-        assert rules["scoring"] in ("AREA", "TERRITORY")
+        assert rules.scoring in ("AREA", "TERRITORY")
     assert parse_rules("chinese")[1] == [] and parse_rules("tromp-taylor")[1] == []
-    rules, warnings = parse_rules("japanese")
-    assert rules["scoring"] == "TERRITORY" and any("area" in w for w in warnings)
+    rules, warnings = parse_rules("japanese")         # territory scoring is played: no warning
+    assert rules.territory and rules.tax == "SEKI" and warnings == []
     rules, warnings = parse_rules({"ko": "positional", "scoring": "TERRITORY", "suicide": True})
-    assert rules["ko"] == "POSITIONAL" and rules["suicide"] and warnings
+    assert rules.ko == "POSITIONAL" and rules.suicide and rules.tax == "SEKI" and not warnings
+    rules, warnings = parse_rules("stone-scoring")    # what the engine does not play: warned
+    assert rules.tax == "ALL" and any("tax" in w for w in warnings)
+    assert parse_rules({"hasButton": True})[1]
     for bad in ("go", {"scoring": "COUNTING"}, {"foo": 1}, {"suicide": "yes"}, 7):
         with pytest.raises(QueryError):
             parse_rules(bad)
@@ -137,7 +140,7 @@ def _jobs(**q):
 
 def test_query_details_komi_handicap_locations_limits():
     (job,), warnings = _jobs(rules="japanese")
-    assert job.komi == 6.5 and [f for f, _ in warnings] == ["rules"]     # KataGo's defaults
+    assert job.komi == 6.5 and warnings == [] and job.rules.territory    # KataGo's defaults
     assert _jobs()[0][0].komi == 7.5 and _jobs()[1] == []
     (job,), _ = _jobs(komi=0.5, initialStones=[["B", "C3"], ["B", "G7"]], initialPlayer="W")
     assert job.komi == 2.5 and job.to_move == "w"                 # Chinese: N for N stones

@@ -276,7 +276,7 @@ def _position(q, warnings):
     komi += handicap_bonus(rules, black, white)
     _replay(size, komi, black, white, initial, moves)
     # the handicap bonus is in the komi: the engine plays the rules without it
-    rules = dataclasses.replace(rules, whiteHandicapBonus="0")
+    rules = dataclasses.replace(_rules.played(rules), whiteHandicapBonus="0")
     return dict(size=size, komi=komi, black=black, white=white, initial=initial,
                 rules=rules), moves
 

@@ -172,6 +172,17 @@ def parse(value):
     raise RulesError("rules must be a name or a JSON object")
 
 
+def played(rules):
+    """The rules as the engine plays them: without a button, with the seki tax under territory
+    scoring and none under area scoring where the rules ask for a tax it does not play."""
+    if not rules.unsupported():
+        return rules
+    tax = rules.tax if rules.tax != "ALL" else ("SEKI" if rules.territory else "NONE")
+    if tax == "SEKI" and not rules.territory:
+        tax = "NONE"
+    return dataclasses.replace(rules, hasButton=False, tax=tax)
+
+
 def playable(value):
     """parse(value), refused (RulesError) where the engine cannot play the rules."""
     rules = parse(value)

@@ -1,11 +1,16 @@
-"""Dead stones and the score at the end of a game, on the board's own Tromp-Taylor count.
+"""Dead stones and the score at the end of a game: by area on the board's own Tromp-Taylor
+count, by territory (Japanese rules) as territory plus prisoners.
 
 The engine judges life and death from ownership: the mean final owner of every point over the
 playouts of a search, +1 Black .. -1 White ([row][col], row 0 = line 1). A string is dead when
 the other colour owns its points on average beyond DEAD_OWNERSHIP, in seki when it is owned
 by neither that much and its one or two liberties are owned by nobody; pass-alive strings
 (Benson) are always alive. The score with the dead stones removed is the board's area count
-(Board.score) of the position without them.
+(Board.score) of the position without them; the territory score counts the empty regions only
+one colour borders, none next to a string in seki, and the prisoners, the dead stones among
+them (territory_score). Under territory rules a move is idle when it can change no count
+(idle_point: inside settled territory, own or the opponent's, or in dame), and the score is
+settled when every region is settled territory or dame (territory_settled).
 """
 import numpy as np
 

@@ -130,11 +130,15 @@ def test_analysis_rules_field():
     server.handle(json.dumps(dict(base, id="bad", rules="go-rules")))
     server.handle(json.dumps(dict(base, id="jp", rules="japanese")))
     server.handle(json.dumps(dict(base, id="obj", rules={"scoring": "TERRITORY"})))
+    server.handle(json.dumps(dict(base, id="button", rules="stone-scoring", komi=7)))
     server.close()
-    got = {d["id"]: d for d in out.answers()}
+    got = {d["id"]: d for d in out.answers() if "warning" not in d}
+    warned = [d for d in out.answers() if "warning" in d]
+    assert [d["id"] for d in warned] == ["button"] and warned[0]["field"] == "rules"
+    assert got["button"]["moveInfos"]                  # played without the tax, answered
     assert "unknown rules" in got["bad"]["error"] and got["bad"]["field"] == "rules"
     assert got["jp"]["moveInfos"] and "warning" not in got["jp"]
-    assert got["obj"]["moveInfos"] and engine.rules.territory
+    assert got["obj"]["moveInfos"]
 
 
 # --- Japanese counting against GNU Go -------------------------------------------------------
@@ -238,8 +242,8 @@ def test_japanese_endgame_passes_once_the_score_is_settled():
 
 def test_japanese_endgame_no_move_into_own_territory():
     """Played out from a settled position under Japanese rules the engine never puts a stone
-    into its own territory unless the opponent has stones there (it answers an invasion); it
-    passes, and the game ends by two passes."""
+    into its own territory unless the opponent has stones there (it answers an invasion): it
+    passes first, and the game ends (two passes, or the invader's side resigns)."""
     e = _walls("japanese", dame=False)
     move = None
     for i in range(40):

@@ -44,9 +44,13 @@ def policy_index(board, vertex):
     return (p // (n + 2) - 1) * n + (p % (n + 2) - 1)
 
 
-def game_positions(rec, value_per_game, rng, topk=TOPK):
+POLICY_TARGETS = ("visits", "best")
+
+
+def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
     """One checked record -> lists (packed planes, best move index, [(index, prob)], value,
-    value mask, ply) for the positions kept."""
+    value mask, ply) for the positions kept. policy_target: "visits", the root's visit
+    distribution; "best", the most visited move alone (the search's choice, one-hot)."""
     n = rec["size"]
     moves, search = rec["moves"], rec["search"]
     winner = rec["winner"]
@@ -68,6 +72,8 @@ def game_positions(rec, value_per_game, rng, topk=TOPK):
                 total = sum(v for _, v in items)
                 if total > 0:
                     target = [(policy_index(board, m), v / total) for m, v in items if v > 0]
+                    if policy_target == "best":
+                        target = [(target[0][0], 1.0)]
             best = target[0][0] if target else -1
             value = 0 if not winner else (1 if colour == winner else -1)
             out.append((x, best, target, value, bool(vpick[i]), i))
@@ -76,12 +82,15 @@ def game_positions(rec, value_per_game, rng, topk=TOPK):
 
 
 def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=None, topk=TOPK,
-                   progress=True):
+                   progress=True, policy_target="visits"):
     """The positions of every self-play record under paths (run folders or record files), in
     train_net's dataset layout: {which}_x packed planes, _move (the most visited move, -1 for a
     value-only position), _pidx / _pprob (the sparse policy target, [N, topk]), _value, _vmask,
     _ply, _plies, _game, _names for which in (train, heldout), and 'size'. size: the board size
-    to keep (None: the first record's); records of another size are skipped and counted."""
+    to keep (None: the first record's); records of another size are skipped and counted.
+    policy_target: as game_positions takes it (held-out figures are scored the same way)."""
+    if policy_target not in POLICY_TARGETS:
+        raise ValueError(f"policy target must be one of {POLICY_TARGETS}, not {policy_target!r}")
     from tqdm import tqdm
     files = R.game_files(paths)
     split = {"train": [], "heldout": []}
@@ -102,7 +111,7 @@ def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=No
         name = record_name(path)
         which = "heldout" if is_heldout(name, heldout_permille) else "train"
         rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
-        pos = game_positions(rec, value_per_game, rng, topk)
+        pos = game_positions(rec, value_per_game, rng, topk, policy_target)
         if not pos:
             continue
         gid = len(names[which])

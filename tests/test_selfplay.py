@@ -327,3 +327,13 @@ def test_model_metadata_tool_sets_a_key_in_place(tmp_path, capsys):
     assert N.Net(path).metadata["net_lambda"] == "0.25" and not os.path.exists(path + ".tmp")
     with pytest.raises(SystemExit, match="KEY=VALUE"):
         tool.main([path, "oops"])
+
+
+def test_the_most_visited_move_as_the_policy_target(run_dir):
+    data = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=0, progress=False,
+                            policy_target="best")
+    has = data["train_move"] >= 0
+    assert (data["train_pprob"][has, 0] == 1).all() and (data["train_pprob"][has, 1:] == 0).all()
+    assert (data["train_pidx"][has, 0] == data["train_move"][has]).all()
+    with pytest.raises(ValueError, match="policy target"):
+        D.read_positions([str(run_dir)], policy_target="played", progress=False)

@@ -826,6 +826,9 @@ def main(argv=None):
                          "value = the game's result; with --data, mixed with SGF records of the same size")
     ap.add_argument("--size", type=int, default=None,
                     help="board size of the positions (default: 19 for SGF, the records' for --selfplay)")
+    ap.add_argument("--policy-target", choices=("visits", "best"), default="visits",
+                    help="--selfplay: the policy learns the root's visit distribution, or the most "
+                         "visited move alone")
     ap.add_argument("--heldout-permille", type=int, default=50,
                     help="--selfplay: games held out, per mille (by a hash of the run and game names)")
     ap.add_argument("--board-sizes", default=None,
@@ -849,7 +852,8 @@ def main(argv=None):
     ap.add_argument("--value-head", choices=GoNet.VALUE_HEADS, default="own",
                     help="own: board mean of a per-point ownership map (+ pooled correction); pool: pooled features only")
     ap.add_argument("--channels", type=int, default=48)
-    ap.add_argument("--minutes", type=float, default=30.0, help="training wall time")
+    ap.add_argument("--minutes", type=float, default=30.0,
+                    help="training wall time (0: no training, the held-out figures of --init)")
     ap.add_argument("--total-minutes", type=float, default=0,
                     help="bound on the whole run: the training gets what reading the games leaves, less "
                          "--reserve-minutes for the held-out check and the export (0: no bound)")
@@ -901,7 +905,8 @@ def main(argv=None):
             from gammago import selfplay_data
             data = selfplay_data.read_positions(
                 args.selfplay, value_per_game=8 if args.value_per_game is None else args.value_per_game,
-                heldout_permille=args.heldout_permille, seed=args.seed, size=args.size)
+                heldout_permille=args.heldout_permille, seed=args.seed, size=args.size,
+                policy_target=args.policy_target)
             print(f"train_net: {len(data['train_names'])} + {len(data['heldout_names'])} self-play games "
                   f"({int(data['skipped'])} skipped)", file=sys.stderr)
         if args.data or not args.selfplay:
@@ -968,10 +973,15 @@ def main(argv=None):
             print(f"train_net: {left:.1f} min left for training within --total-minutes {args.total_minutes}",
                   file=sys.stderr)
             minutes = max(0.05, left)
-    curve, stats = train(model, data, minutes, args.batch, args.lr, args.weight_decay,
-                         args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer,
-                         checkpoint=args.checkpoint, checkpoint_every_s=args.checkpoint_every, resume=resume,
-                         heldout=heldout)
+    if args.minutes > 0:
+        curve, stats = train(model, data, minutes, args.batch, args.lr, args.weight_decay,
+                             args.value_weight, args.seed, args.eval_every, args.eval_limit, args.optimizer,
+                             checkpoint=args.checkpoint, checkpoint_every_s=args.checkpoint_every,
+                             resume=resume, heldout=heldout)
+    else:   # --minutes 0: the held-out figures of --init as it is (and its export)
+        curve = {"t": [], "train_loss": [], "train_acc": [], "eval_t": [], "eval_nll": [], "eval_top1": [],
+                 "eval_mse": [], "eval_mse_last_third": []}
+        stats = {"steps": 0, "positions_seen": 0, "train_seconds": 0.0}
     final = evaluate(model, data, heldout=heldout)
     model.cpu()   # export and save from the CPU
     thirds = " / ".join(f"{final[f'value_mse_{k}_third']:.4f}" for k in ("first", "middle", "last")

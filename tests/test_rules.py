@@ -64,6 +64,17 @@ def test_rule_sets_objects_and_what_the_engine_plays():
         EngineConfig(rules="go-rules").validate()
 
 
+def test_white_handicap_bonus_in_the_score_and_the_search_komi():
+    e = Engine(EngineConfig(mode="rollouts", rules="chinese", seed=1))
+    e.new_game(9, 0.5)
+    e.setup_stones(["C3", "G7"], [])                  # two handicap stones
+    want = {"chinese": (78.5, 2.0), "aga": (79.5, 1.0), "tromp-taylor": (80.5, 0.0),
+            "japanese": (78.5, -1.0)}                 # 79 points of territory; the parity point
+    for name, (score, komi) in want.items():
+        e.set_rules(name)
+        assert e._score_with([], []) == score and e.rules_komi(2) == komi, name
+
+
 # --- GTP ---------------------------------------------------------------------------------
 def test_gtp_rules_commands():
     g = make_gtp()

@@ -30,7 +30,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED_CGOS = os.path.join(os.path.dirname(ROOT), "shared", "cgos")
+# the project's shared folder beside the checkout, else the workplace's
+SHARED_CGOS = next((d for d in (os.path.join(os.path.dirname(ROOT), "shared", "cgos"),
+                                "/work/shared/cgos") if os.path.isdir(d)),
+                   os.path.join(os.path.dirname(ROOT), "shared", "cgos"))
 SERVER_FIRST_ROUND_S = 45     # the server pairs its first round 45 s after it starts, ...
 SERVER_ROUND_S = 15           # ... and looks again every 15 s
 STOP_WAIT_S = 40              # kill files: how long the processes may take to stop
@@ -163,6 +166,11 @@ def run(players, games, level=60, size=9, komi=7.5, gift=0.25, work=None, timeou
                     ignore=shutil.ignore_patterns(".git", "tests"))
     shutil.copytree(os.path.join(shared, "client-python"), client_dir,
                     ignore=shutil.ignore_patterns(".git", "testdata"))
+    for top in (server_dir, client_dir):       # shared/ may come without write bits
+        for d, _, files in os.walk(top):
+            os.chmod(d, 0o755)
+            for name in files:
+                os.chmod(os.path.join(d, name), 0o644)
     for sub in ("server/logs", "html", "tools", "bin"):
         os.makedirs(os.path.join(work, sub), exist_ok=True)
     port = free_port()

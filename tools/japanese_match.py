@@ -10,6 +10,7 @@ counted Japanese-style. Colours alternate, GNU Go gets one seed a game; moves ar
 board (positional superko, as both engines play it). One line a game, then the tally.
 """
 import argparse
+import os
 import sys
 
 from gammago.board import Board
@@ -50,6 +51,16 @@ def play_game(i, args):
             ours_score = e.send("final_score", 120)
     winner = result[0] if result[0] in "BW" else None
     won = winner == ("B" if gammago_black else "W")
+    if args.sgf_dir:
+        from gammago.sgf_write import game_sgf
+        os.makedirs(args.sgf_dir, exist_ok=True)
+        names = ("gammago", f"gnugo-{args.level}")
+        with open(os.path.join(args.sgf_dir, f"game{i:03d}.sgf"), "wb") as f:
+            f.write(game_sgf(args.size, args.komi, list(board.moves), result=result,
+                             black=names[0] if gammago_black else names[1],
+                             white=names[1] if gammago_black else names[0],
+                             comment=f"gammago --rules {args.rules}; gammago's final_score "
+                                     f"{ours_score}"))
     return {"game": i, "gammago": "B" if gammago_black else "W", "result": result,
             "gammago_final_score": ours_score, "moves": len(board.moves), "won": won}
 
@@ -63,9 +74,12 @@ def main(argv=None):
     p.add_argument("--size", type=int, default=9)
     p.add_argument("--komi", type=float, default=6.5)
     p.add_argument("--extra", default="", help="more gammago options")
+    p.add_argument("--sgf-dir", help="write each game's record there")
+    p.add_argument("--first", type=int, default=0,
+                   help="the first game's index (its seeds and colours): a second run goes on")
     args = p.parse_args(argv)
     wins = agree = scored = 0
-    for i in range(args.games):
+    for i in range(args.first, args.first + args.games):
         r = play_game(i, args)
         wins += r["won"]
         if r["gammago_final_score"] is not None:

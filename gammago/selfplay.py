@@ -25,7 +25,6 @@ the games to a Dask cluster's workers (docs/CLUSTER.md), one task a game.
 import concurrent.futures
 import dataclasses
 import logging
-import math
 import multiprocessing
 import os
 import sys

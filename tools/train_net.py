@@ -58,7 +58,6 @@ from gammago.net import MODEL_FORMAT  # noqa: E402  (the format the runtime read
 
 SIZE = 19                       # the corpus is 19x19; the net itself is size-free
 NPLANES = P.PLANES
-PACKED = (NPLANES * SIZE * SIZE + 7) // 8
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,10 +30,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# the project's shared folder beside the checkout, else the workplace's
-SHARED_CGOS = next((d for d in (os.path.join(os.path.dirname(ROOT), "shared", "cgos"),
-                                "/work/shared/cgos") if os.path.isdir(d)),
-                   os.path.join(os.path.dirname(ROOT), "shared", "cgos"))
+# the project's shared folder beside the checkout
+SHARED_CGOS = os.path.join(os.path.dirname(ROOT), "shared", "cgos")
 SERVER_FIRST_ROUND_S = 45     # the server pairs its first round 45 s after it starts, ...
 SERVER_ROUND_S = 15           # ... and looks again every 15 s
 STOP_WAIT_S = 40              # kill files: how long the processes may take to stop

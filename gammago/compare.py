@@ -48,8 +48,8 @@ import time
 
 from gammago import cluster
 from gammago.board import SIZES
-from gammago.gtp_process import (COMMAND_TIMEOUT_S, STARTUP_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S,
-                                 EngineFailure, GtpProcess, expand_command, wrong_build)
+from gammago.gtp_process import (COMMAND_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S, EngineFailure,
+                                 GtpProcess, ask_identity, expand_command, wrong_build)
 from gammago.match_record import MatchConfig, read_record, summarize, write_record
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")     # a player's name: also a file name
@@ -177,18 +177,13 @@ def identify(command, seed, size, komi, time_per_move):
     except EngineFailure as e:
         return {"error": e.detail.split(": ", 1)[-1], "stderr": ""}
     try:
-        name = proc.send("name", STARTUP_TIMEOUT_S)
-        version = proc.send("version", COMMAND_TIMEOUT_S)
-        build = ""
-        ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
-        if ok and known.strip() == "true":
-            build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
+        engine, build = ask_identity(proc)
         proc.send(f"boardsize {size}", COMMAND_TIMEOUT_S)
         proc.send("clear_board", COMMAND_TIMEOUT_S)
         proc.send(f"komi {komi:g}", COMMAND_TIMEOUT_S)
         if time_per_move:
             proc.send(f"time_settings 0 {time_per_move:g} 1", COMMAND_TIMEOUT_S)
-        return {"engine": f"{name} {version}".strip(), "build": build}
+        return {"engine": engine, "build": build}
     except EngineFailure as e:
         proc.kill()
         deadline = time.monotonic() + STDERR_WAIT_S       # let the reader reach the end

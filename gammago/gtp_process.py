@@ -211,14 +211,19 @@ def engine_identity(command, seed=0):
     gammago builds older than the command."""
     proc = GtpProcess(expand_command(command, seed), command)
     try:
-        name = proc.send("name", STARTUP_TIMEOUT_S)
-        version = proc.send("version", COMMAND_TIMEOUT_S)
-        build = ""
-        ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
-        if ok and known.strip() == "true":
-            build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
+        return ask_identity(proc)
     finally:
         proc.close()
+
+
+def ask_identity(proc):
+    """('name version', build) of a started engine (engine_identity); EngineFailure as send."""
+    name = proc.send("name", STARTUP_TIMEOUT_S)
+    version = proc.send("version", COMMAND_TIMEOUT_S)
+    build = ""
+    ok, known = proc.ask("known_command gammago-build", COMMAND_TIMEOUT_S)
+    if ok and known.strip() == "true":
+        build = proc.send("gammago-build", COMMAND_TIMEOUT_S).strip()
     return f"{name} {version}".strip(), build
 
 

@@ -206,9 +206,9 @@ def run(cfg, parallel=1, client=None, resume=False, progress=True):
     if (old is not None or done) and not resume:
         raise ValueError(f"{cfg.out} holds a self-play run ({len(done)} games): --resume to go "
                          "on with it, or another --out")
-    if old is not None and old != _jsonable(cfg.settings()):
-        diff = sorted(k for k in set(old) | set(cfg.settings())
-                      if old.get(k) != _jsonable(cfg.settings()).get(k))
+    settings = _jsonable(cfg.settings())
+    if old is not None and old != settings:
+        diff = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
         raise ValueError(f"{cfg.out} was played with other settings ({', '.join(diff)}): "
                          "--resume needs the same ones")
     removed = R.remove_partial(cfg.out)
@@ -367,7 +367,12 @@ def main(args):
     client = None
     if args.scheduler:
         from gammago import cluster
-        client = cluster.connect(args.scheduler, timeout=args.connect_timeout)
+        try:
+            client = cluster.connect(args.scheduler, timeout=args.connect_timeout,
+                                     log=lambda m: print(m, file=sys.stderr))
+        except cluster.ClusterError as e:
+            print(f"gammago selfplay: {e}", file=sys.stderr)
+            return 2
     try:
         played, every, seconds = run(cfg, parallel=args.parallel, client=client, resume=args.resume)
     except (ValueError, R.RecordError) as e:

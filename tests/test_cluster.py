@@ -195,9 +195,13 @@ def test_a_scheduler_that_does_not_answer_fails_within_seconds(tmp_path, capsys)
                      "--connect-timeout", "1"]) == 2
     assert cli.main(["regress", os.path.join(DATA, "regress"), "--quiet", "--scheduler", NOWHERE,
                      "--connect-timeout", "1"]) == 2
+    assert cli.main(["selfplay", "--size", "5", "--games", "1", "--out", str(tmp_path / "sp"),
+                     "--scheduler", NOWHERE, "--connect-timeout", "1"]) == 2
     err = capsys.readouterr().err
     assert f"gammago train-mm: scheduler {NOWHERE} does not answer" in err
     assert f"gammago regress: scheduler {NOWHERE} does not answer" in err
+    assert f"gammago selfplay: scheduler {NOWHERE} does not answer" in err
+    assert not (tmp_path / "sp").exists()                   # nothing written before it answers
 
 
 # --- train-mm and regress --------------------------------------------------------------------------

@@ -97,6 +97,7 @@ class Engine:
         self._net_failed = None           # --mode auto: why the net did not load
         self.net = None
         self._nets = {}                   # path -> Net: the nets loaded, one per board size's choice
+        self._net_choice = {}             # board size -> (path, why): net.choose_model, once a size
         # --policy-temperature > 0: one seeded stream of policy draws per engine
         self._policy_rng = np.random.default_rng(self.config.seed)
         if self.config.mode in ("net-root", "net-policy"):
@@ -117,7 +118,9 @@ class Engine:
         else the shipped net trained for it, else the default), loaded once; the log says which
         and why when it changes. NetError (a ValueError) names a file that does not load."""
         cfg = self.config
-        path, why = _net.choose_model(size, cfg.model or None)
+        if size not in self._net_choice:     # it opens the models to read their metadata
+            self._net_choice[size] = _net.choose_model(size, cfg.model or None)
+        path, why = self._net_choice[size]
         net = self._nets.get(path)
         if net is None:
             net = _net.load(path, symmetry=cfg.net_symmetry, seed=cfg.seed, threads=cfg.threads)

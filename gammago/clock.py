@@ -1,10 +1,14 @@
 """Time management: one Clock per side (GTP time_settings / kgs-time_settings /
 kata-time_settings / time_left).
 
-Clock.budget says how long a move may think, Clock.bankable how much of that the clock keeps
-for later moves if the search stops early (Engine._run_search), Clock.spend keeps our own
+The settings commands' values are checked and turned into one Clock setting (time_settings,
+kgs_time_settings, kata_time_settings: the keywords of Clock.set, which Engine gives both
+clocks). Clock.budget says how long a move may think, Clock.bankable how much of that the clock
+keeps for later moves if the search stops early (Engine._run_search), Clock.spend keeps our own
 account between time_left commands.
 """
+import math
+
 MIN_MOVES_LEFT = 15          # a game always has at least this many own moves left
 MOVES_LEFT_PER_EMPTY = 0.35  # own moves still to come per empty point
 MIN_BUDGET_S = 0.05          # the shortest think we ever plan
@@ -126,3 +130,83 @@ class Clock:
                 self.stones_left = self.stones
         elif self.kind == "byoyomi":
             self.byo_left = self.byo           # each period restarts full after a move
+
+
+# --- the time-settings commands -> one setting of Clock.set ---------------------------------
+KGS_TIME_KINDS = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}   # kind: its values
+KATA_TIME_KINDS = {"none": 0, "absolute": 1, "byo-yomi": 3, "canadian": 3, "fischer": 2,
+                   "fischer-capped": 4}
+
+
+def time_settings(main_s, byo_s, byo_stones):
+    """GTP time_settings MAIN BYO_YOMI STONES: byo-yomi time with 0 stones is no time limit,
+    no byo-yomi time absolute time, else Canadian byo-yomi."""
+    main_s, byo_s, byo_stones = float(main_s), float(byo_s), int(byo_stones)
+    if main_s < 0 or byo_s < 0 or byo_stones < 0:
+        raise ValueError("time_settings: negative value")
+    if byo_s > 0 and byo_stones == 0:
+        return {"kind": "none"}                      # GTP: no time limit
+    if byo_s == 0:
+        return {"kind": "absolute", "main": main_s}
+    return {"kind": "canadian", "main": main_s, "byo": byo_s, "stones": byo_stones}
+
+
+def _time_values(command, kind, values, need):
+    """(kind in lower case, the values as floats) of a time-settings command, checked
+    against need ({kind: how many values}); ValueError naming the command otherwise."""
+    kind = str(kind).lower()
+    if kind not in need:
+        raise ValueError(f"{command}: unknown kind {kind!r} ({', '.join(need)})")
+    try:
+        vals = [float(v) for v in values]
+    except ValueError:
+        raise ValueError(f"{command}: bad value in {' '.join(map(str, values))}")
+    if len(vals) != need[kind]:
+        raise ValueError(f"{command} {kind} needs {need[kind]} values")
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"{command}: values must be finite")
+    return kind, vals
+
+
+def _setting(kind, vals):
+    """One checked setting: none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN
+    PERIOD STONES | fischer MAIN INCREMENT | fischer-capped MAIN INCREMENT MAIN_LIMIT
+    MAX_PER_MOVE."""
+    if kind == "none":
+        return {"kind": "none"}
+    if kind == "absolute":
+        return {"kind": "absolute", "main": vals[0]}
+    if kind == "byoyomi":
+        return {"kind": "byoyomi", "main": vals[0], "byo": vals[1], "stones": 1, "periods": int(vals[2])}
+    if kind == "canadian":
+        return {"kind": "canadian", "main": vals[0], "byo": vals[1], "stones": int(vals[2])}
+    capped = kind == "fischer-capped"
+    return {"kind": "fischer", "main": vals[0], "increment": vals[1],
+            "cap": vals[2] if capped else -1.0, "max_move": vals[3] if capped else -1.0}
+
+
+def kgs_time_settings(kind, *values):
+    """kgsGtp's kgs-time_settings: none | absolute MAIN | byoyomi MAIN PERIOD PERIODS |
+    canadian MAIN PERIOD STONES."""
+    kind, vals = _time_values("kgs-time_settings", kind, values, KGS_TIME_KINDS)
+    if any(v < 0 for v in vals):
+        raise ValueError(f"kgs-time_settings {kind}: negative value")
+    return _setting(kind, vals)
+
+
+def kata_time_settings(kind, *values):
+    """KataGo's kata-time_settings: none | absolute MAIN | byo-yomi MAIN PERIOD PERIODS |
+    canadian MAIN PERIOD STONES | fischer MAIN INCREMENT | fischer-capped MAIN INCREMENT
+    MAIN_LIMIT MAX_PER_MOVE (a negative limit is none; a main limit must be >= MAIN).
+    Seconds may be fractional; the stones and periods are whole numbers."""
+    kind, vals = _time_values("kata-time_settings", kind, values, KATA_TIME_KINDS)
+    signed = 2 if kind == "fischer-capped" else len(vals)   # its limits may be negative
+    if any(v < 0 for v in vals[:signed]):
+        raise ValueError("kata-time_settings: negative value")
+    if kind in ("byo-yomi", "canadian") and vals[2] != int(vals[2]):
+        raise ValueError(f"kata-time_settings {kind}: the {'periods' if kind == 'byo-yomi' else 'stones'} "
+                         f"must be a whole number, not {values[2]}")
+    if kind == "fischer-capped" and 0 <= vals[2] < vals[0]:
+        raise ValueError("kata-time_settings fischer-capped: the main time limit must be >= "
+                         "the main time")
+    return _setting("byoyomi" if kind == "byo-yomi" else kind, vals)

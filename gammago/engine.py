@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from gammago import handicap, players, scoring
+from gammago import clock as _clock
 from gammago import rules as _rules
 from gammago import net as _net
 from gammago import tree as _tree
@@ -444,79 +445,22 @@ class Engine:
         return pts
 
     # --- clock ---
-    def time_settings(self, main_s, byo_s, byo_stones):
-        main_s, byo_s, byo_stones = float(main_s), float(byo_s), int(byo_stones)
-        if main_s < 0 or byo_s < 0 or byo_stones < 0:
-            raise ValueError("time_settings: negative value")
-        for c in self.clocks.values():
-            if byo_s > 0 and byo_stones == 0:
-                c.set("none")                      # GTP: no time limit
-            elif byo_s == 0:
-                c.set("absolute", main_s)
-            else:
-                c.set("canadian", main_s, byo_s, byo_stones)
+    KATA_TIME_KINDS = _clock.KATA_TIME_KINDS      # what kata-list_time_settings lists
 
-    @staticmethod
-    def _time_values(command, kind, values, need):
-        """(kind in lower case, the values as floats) of a time-settings command, checked
-        against need ({kind: how many values}); ValueError naming the command otherwise."""
-        kind = str(kind).lower()
-        if kind not in need:
-            raise ValueError(f"{command}: unknown kind {kind!r} ({', '.join(need)})")
-        try:
-            vals = [float(v) for v in values]
-        except ValueError:
-            raise ValueError(f"{command}: bad value in {' '.join(map(str, values))}")
-        if len(vals) != need[kind]:
-            raise ValueError(f"{command} {kind} needs {need[kind]} values")
-        if not all(math.isfinite(v) for v in vals):
-            raise ValueError(f"{command}: values must be finite")
-        return kind, vals
+    def _set_clocks(self, setting):
+        """Both clocks to one setting (the keywords of Clock.set)."""
+        for c in self.clocks.values():
+            c.set(**setting)
+
+    def time_settings(self, main_s, byo_s, byo_stones):
+        self._set_clocks(_clock.time_settings(main_s, byo_s, byo_stones))
 
     def kgs_time_settings(self, kind, *values):
-        kind, vals = self._time_values("kgs-time_settings", kind, values,
-                                       {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3})
-        if any(v < 0 for v in vals):
-            raise ValueError(f"kgs-time_settings {kind}: negative value")
-        self._set_clocks(kind, vals)
-
-    def _set_clocks(self, kind, vals):
-        """Both clocks to one setting, checked: none | absolute MAIN | byoyomi MAIN PERIOD
-        PERIODS | canadian MAIN PERIOD STONES | fischer MAIN INCREMENT | fischer-capped MAIN
-        INCREMENT MAIN_LIMIT MAX_PER_MOVE."""
-        for c in self.clocks.values():
-            if kind == "none":
-                c.set("none")
-            elif kind == "absolute":
-                c.set("absolute", vals[0])
-            elif kind == "byoyomi":
-                c.set("byoyomi", vals[0], vals[1], 1, int(vals[2]))
-            elif kind == "canadian":
-                c.set("canadian", vals[0], vals[1], int(vals[2]))
-            else:
-                capped = kind == "fischer-capped"
-                c.set("fischer", vals[0], increment=vals[1], cap=vals[2] if capped else -1.0,
-                      max_move=vals[3] if capped else -1.0)
-
-    KATA_TIME_KINDS = {"none": 0, "absolute": 1, "byo-yomi": 3, "canadian": 3, "fischer": 2,
-                       "fischer-capped": 4}
+        self._set_clocks(_clock.kgs_time_settings(kind, *values))
 
     def kata_time_settings(self, kind, *values):
-        """KataGo's kata-time_settings: none | absolute MAIN | byo-yomi MAIN PERIOD PERIODS |
-        canadian MAIN PERIOD STONES | fischer MAIN INCREMENT | fischer-capped MAIN INCREMENT
-        MAIN_LIMIT MAX_PER_MOVE (a negative limit is none; a main limit must be >= MAIN).
-        Seconds may be fractional; the stones and periods are whole numbers."""
-        kind, vals = self._time_values("kata-time_settings", kind, values, self.KATA_TIME_KINDS)
-        signed = 2 if kind == "fischer-capped" else len(vals)   # its limits may be negative
-        if any(v < 0 for v in vals[:signed]):
-            raise ValueError("kata-time_settings: negative value")
-        if kind in ("byo-yomi", "canadian") and vals[2] != int(vals[2]):
-            raise ValueError(f"kata-time_settings {kind}: the {'periods' if kind == 'byo-yomi' else 'stones'} "
-                             f"must be a whole number, not {values[2]}")
-        if kind == "fischer-capped" and 0 <= vals[2] < vals[0]:
-            raise ValueError("kata-time_settings fischer-capped: the main time limit must be >= "
-                             "the main time")
-        self._set_clocks("byoyomi" if kind == "byo-yomi" else kind, vals)
+        """KataGo's kata-time_settings (clock.kata_time_settings)."""
+        self._set_clocks(_clock.kata_time_settings(kind, *values))
 
     def time_left(self, color, seconds, stones):
         self.clocks[parse_color(color)].time_left(float(seconds), int(stones))

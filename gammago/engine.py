@@ -490,6 +490,15 @@ class Engine:
         self._root_search.set_noise(alpha, share, rng)
         return True
 
+    def set_root_gumbel(self, m, rng=None):
+        """Gumbel root selection with m candidates on net-root's root from the next search on
+        (RootSearch.set_gumbel; m 0 turns it off). Returns False where the search that plays
+        this board size is the rollouts-only tree, which has none."""
+        if self.search is not self._root_search or self._root_search is None:
+            return False
+        self._root_search.set_gumbel(m, rng)
+        return True
+
     def genmove_analyze(self, color, interval_s, emit, avoid=()):
         """genmove with emit(infos) every interval_s seconds and at the end; avoid: moves kept
         out of the search, as analyze takes them (the policy modes, which do not search, refuse

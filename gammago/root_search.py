@@ -14,6 +14,8 @@ from gammago.seeds import ROOT_CHILD_STRIDE, derive
 ROOT_CHILDREN = 20      # root moves searched: the net's top moves
 ROOT_BATCH = 16         # playouts per visit of a root child before the root selects again
 ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
+GUMBEL_VISIT = 50       # Gumbel root: sigma(q) = (GUMBEL_VISIT + max visits) * GUMBEL_SCALE * q,
+GUMBEL_SCALE = 0.1      # with visits counted in root batches (mctx's c_visit and c_scale)
 ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
                         # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
                         # +111 Elo (+16 .. +206) in 19x19 self-play (BENCHMARKS); at 0 it only
@@ -71,6 +73,9 @@ class RootSearch:
         self._done = 0
         self._avoid, self._avoid_base = (), 0   # set_avoid: (colour, point, until) triples
         self._noise = None        # set_noise: (alpha, share, generator) for self-play
+        self._gumbel = None       # set_gumbel: (candidates, generator) for self-play
+        self._logits = {}         # with _gumbel: {vertex: log prior} of every legal root move
+        self._halving = None      # with _gumbel: sequential halving's state in this search
 
     # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
     # remembered and passed on to every child tree, present and future
@@ -149,6 +154,20 @@ class RootSearch:
         self._noise = (float(alpha), float(share), rng or np.random.default_rng()) \
             if share > 0 and alpha > 0 else None
 
+    def set_gumbel(self, m=0, rng=None):
+        """Gumbel root selection for self-play (Danihelka et al., "Policy improvement by
+        planning with Gumbel", ICLR 2022), from the next search on; m < 2 turns it off.
+
+        At each new root, Gumbel(0, 1) noise g(a) is drawn for every root child; the m children
+        with the highest g(a) + logit(a) are searched by sequential halving over the search's
+        --playouts (each round shares its part of the budget equally among the survivors, then
+        keeps the better half by g(a) + logit(a) + sigma(q(a))); gumbel_choice() is the
+        survivor with the highest of that score, the move to play, and improved_policy()
+        softmax(logit + sigma(completed q)), the policy target. The Gumbel draws stand in for
+        Dirichlet noise (set_noise is not needed with it). Without --playouts (a search by
+        time) the root selects by PUCT as usual."""
+        self._gumbel = (int(m), rng or np.random.default_rng()) if m and m > 1 else None
+
     def _expand(self, no_pass):
         b = self.board
         pri = self.net.priors(b, include_pass=not no_pass)
@@ -163,6 +182,8 @@ class RootSearch:
             banned = {p for col, p, until in self._avoid
                       if col == c and until > self._avoid_base}
             pri = {v: x for v, x in pri.items() if b.point(v) not in banned}
+        if self._gumbel is not None:
+            self._logits = {v: math.log(max(x, 1e-12)) for v, x in pri.items()}
         if self._noise is not None and len(pri) > 1:
             alpha, share, rng = self._noise
             total = sum(pri.values()) or 1.0
@@ -196,6 +217,11 @@ class RootSearch:
             if policies is not None:
                 s.set_root_prior(policies[m])   # the replies to m, rated by the net
             self.kids.append(k)
+        if self._gumbel is not None:
+            g = self._gumbel[1].gumbel(size=len(self.kids))
+            for k, x in zip(self.kids, g):
+                k["g"] = float(x)
+                k["logit"] = self._logits.get(k["move"], math.log(max(k["prior"], 1e-12)))
 
     def prepare(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
         if self.board is None:
@@ -213,6 +239,14 @@ class RootSearch:
         for j, k in enumerate(self.kids):
             k["search"].prepare(self.threads, 0, 0, False, derive(self.seed, j, ROOT_CHILD_STRIDE))
             k["pending"] = 0
+            k["new"] = 0          # playouts of this search (sequential halving's budget)
+        self._halving = None
+        if self._gumbel is not None and max_playouts > 0 and "g" in self.kids[0]:
+            m = min(self._gumbel[0], len(self.kids))
+            alive = sorted(self.kids, key=lambda k: k["g"] + k["logit"], reverse=True)[:m]
+            rounds = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+            self._halving = {"alive": alive, "rounds": rounds, "target": 0}
+            self._halving["target"] = self._round_share(len(alive))
         self._done = 0
         self._lock = threading.Lock()
 
@@ -230,8 +264,70 @@ class RootSearch:
         r = k["rate"]
         return k["net"] if r is None else (1 - self.lam) * r + self.lam * k["net"]
 
+    def _round_share(self, alive):
+        """Playouts a survivor gets in a round of sequential halving among `alive` children."""
+        share = self.max_playouts // (self._halving["rounds"] * alive)
+        return max(self.batch, share - share % self.batch)
+
+    def _sigma(self, kids=None):
+        """(completed q by root child, v_mix, scale): Gumbel's monotone transform of the
+        values, sigma(q) = scale * (q - lo) / (hi - lo) over the children's completed values
+        (a child without visits takes v_mix, the prior-weighted value of those with them)."""
+        kids = self.kids if kids is None else kids
+        seen = [k for k in self.kids if k["visits"] > 0]
+        w = sum(k["prior"] for k in seen)
+        v_mix = sum(k["prior"] * self.q(k) for k in seen) / w if w > 0 else 0.5
+        q = {k["move"]: (self.q(k) if k["visits"] > 0 else v_mix) for k in self.kids}
+        lo, hi = min(q.values(), default=0.0), max(q.values(), default=1.0)
+        span = hi - lo if hi > lo else 1.0
+        max_n = max((k["visits"] for k in self.kids), default=0) / self.batch
+        scale = (GUMBEL_VISIT + max_n) * GUMBEL_SCALE
+        return {m: (x - lo) / span for m, x in q.items()}, (v_mix - lo) / span, scale
+
+    def _gumbel_score(self, k, qhat, scale):
+        return k["g"] + k["logit"] + scale * qhat[k["move"]]
+
+    def _select_halving(self):
+        """Sequential halving: the survivor furthest behind this round's share; when every
+        survivor has it, the better half by g + logit + sigma(q) goes on (two stay to the end,
+        sharing what is left of the budget)."""
+        h = self._halving
+        while True:
+            behind = [k for k in h["alive"] if k["new"] + k["pending"] < h["target"]]
+            if behind:
+                return min(behind, key=lambda k: k["new"] + k["pending"])
+            if len(h["alive"]) > 2:
+                qhat, _, scale = self._sigma()
+                h["alive"] = sorted(h["alive"], key=lambda k: self._gumbel_score(k, qhat, scale),
+                                    reverse=True)[:(len(h["alive"]) + 1) // 2]
+            h["target"] += self._round_share(len(h["alive"]))
+
+    def gumbel_choice(self):
+        """With set_gumbel: the move to play, the survivor of sequential halving with the highest
+        g + logit + sigma(q); None when this search did not run sequential halving."""
+        if self._halving is None:
+            return None
+        qhat, _, scale = self._sigma()
+        return max(self._halving["alive"], key=lambda k: self._gumbel_score(k, qhat, scale))["move"]
+
+    def improved_policy(self):
+        """With set_gumbel: {vertex: probability} over every legal root move, softmax(logit +
+        sigma(completed q)), Gumbel AlphaZero's policy target (a move outside the root children
+        takes v_mix); None when this search did not run sequential halving."""
+        if self._halving is None:
+            return None
+        qhat, vmix, scale = self._sigma()
+        z = {v: lg + scale * qhat.get(v, vmix) for v, lg in self._logits.items()}
+        top = max(z.values())
+        e = {v: math.exp(x - top) for v, x in z.items()}
+        tot = sum(e.values())
+        return {v: x / tot for v, x in e.items()}
+
     def _select(self):
-        """PUCT over the root children, counting the playouts other threads are running."""
+        """PUCT over the root children, counting the playouts other threads are running
+        (sequential halving instead with set_gumbel and --playouts)."""
+        if self._halving is not None:
+            return self._select_halving()
         total = sum(k["visits"] + k["pending"] for k in self.kids)
         sq = math.sqrt(total + 1)
         return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq
@@ -266,6 +362,7 @@ class RootSearch:
             with self._lock:
                 k["pending"] -= n
                 k["visits"] += got
+                k["new"] += got
                 self._done += got
                 if got:
                     k["rate"] = self._rollout_rate(k)

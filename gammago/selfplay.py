@@ -13,6 +13,11 @@ other option of `gammago gtp`), with exploration where it makes the data better:
   * playout-cap randomization (KataGo; --full-share below 1): a share of the moves is searched
     at the full playouts and kept as policy targets, the rest at --cheap-playouts, without noise
     (every position still carries the game's result for the value);
+  * Gumbel root selection (--gumbel M; Gumbel AlphaZero's, net-root only): M root moves drawn
+    by Gumbel noise on the net's logits are searched by sequential halving over --playouts, the
+    survivor is played, and each move records softmax(logit + sigma(completed q)) beside the
+    visits, the policy target that improves on the net's with few root visits (the trainer's
+    --policy-target improved); it replaces the Dirichlet noise and the moves drawn by visits;
   * resignation as the engine resigns, except in --no-resign-share of the games, played out to
     the end, which also count the resignations that would have been wrong.
 
@@ -66,12 +71,16 @@ class SelfplayConfig:
     cheap_playouts: int
     max_moves: int
     sgf: bool = True
+    gumbel: int = 0                  # Gumbel root selection's candidates (0: PUCT)
 
     def settings(self):
-        """What --resume compares: everything but the number of games and the folder."""
+        """What --resume compares: everything but the number of games and the folder (and
+        gumbel when off, so that runs recorded before it existed still resume)."""
         d = dataclasses.asdict(self)
         for k in ("games", "out"):
             d.pop(k)
+        if not d["gumbel"]:
+            d.pop("gumbel")
         return d
 
 
@@ -127,9 +136,12 @@ def play_game(cfg, index, stop=None):
         full = cfg.full_share >= 1 or bool(rng.random() < cfg.full_share)
         if full_playouts:
             eng.config.playouts = full_playouts if full else cfg.cheap_playouts
-        noisy = full and cfg.noise_share > 0
+        gumbel = full and cfg.gumbel > 1 and eng.set_root_gumbel(cfg.gumbel, rng)
+        noisy = full and cfg.noise_share > 0 and not gumbel
         eng.set_root_noise(cfg.noise_alpha, cfg.noise_share if noisy else 0.0, rng)
         move = eng.decide(colour, allow_resign=not no_resign)
+        if gumbel:
+            eng.set_root_gumbel(0)
         infos = eng.last_infos
         root = int(eng.search.root_visits)
         playouts += int(eng.search.playouts)
@@ -140,15 +152,24 @@ def play_game(cfg, index, stop=None):
         if move == "resign":
             end = "resign"
             break
-        sampled = False
-        if ply < cfg.random_moves and move != "pass":
+        sampled, improved = False, None
+        if gumbel and move not in ("pass", "resign"):
+            chosen, improved = eng.search.gumbel_choice(), eng.search.improved_policy()
+            if chosen is not None:
+                sampled = chosen != move
+                move = chosen
+        elif ply < cfg.random_moves and move != "pass":
             drawn = _draw_by_visits(infos, rng)
             if drawn is not None:
                 sampled = drawn != move
                 move = drawn
         visits = {d["move"]: int(d["visits"]) for d in infos}
-        search.append({"visits": visits, "root_visits": sum(visits.values()), "winrate": round(best, 4),
-                       "full": full, "sampled": sampled})
+        entry = {"visits": visits, "root_visits": sum(visits.values()), "winrate": round(best, 4),
+                 "full": full, "sampled": sampled}
+        if improved:
+            top = sorted(improved.items(), key=lambda kv: -kv[1])[:R.IMPROVED_TOP]
+            entry["improved"] = {m: round(p, 5) for m, p in top if p >= 1e-5}
+        search.append(entry)
         moves.append([colour, move])
         board.play(move, colour)
         if board.passes >= 2:
@@ -323,6 +344,10 @@ def add_arguments(p):
                    help="the playouts of the other moves (default: a quarter of --playouts)")
     s.add_argument("--max-moves", type=int, default=0,
                    help=f"a game stops after this many moves (default {MAX_MOVES_FACTOR} * size^2)")
+    s.add_argument("--gumbel", type=int, default=0, metavar="M",
+                   help="Gumbel root selection over M root moves by sequential halving (net-root "
+                        "and --playouts; replaces the root noise and the moves drawn by visits; "
+                        "records the completed-Q policy target; default 0: off)")
     s.add_argument("--no-sgf", action="store_true", help="write no SGF beside each record")
     cluster.add_arguments(p)
     EngineConfig.add_arguments(p)
@@ -347,6 +372,10 @@ def config_from_args(args):
     cheap = args.cheap_playouts or max(1, eng.playouts // 4)
     if args.full_share < 1 and not eng.playouts:
         raise ValueError("--full-share below 1 needs --playouts (the cheap searches' playouts)")
+    if args.gumbel < 0 or args.gumbel == 1:
+        raise ValueError(f"--gumbel must be 0 (off) or at least 2 candidates, not {args.gumbel}")
+    if args.gumbel and not eng.playouts:
+        raise ValueError("--gumbel needs --playouts (sequential halving shares out a budget of playouts)")
     n = args.size
     return SelfplayConfig(
         size=n, komi=args.komi, games=args.games, out=args.out, engine=fields,
@@ -354,7 +383,8 @@ def config_from_args(args):
         noise_alpha=args.noise_alpha if args.noise_alpha is not None else round(default_noise_alpha(n), 4),
         noise_share=args.noise_share, no_resign_share=args.no_resign_share,
         full_share=args.full_share, cheap_playouts=cheap if args.full_share < 1 else 0,
-        max_moves=args.max_moves or MAX_MOVES_FACTOR * n * n, sgf=not args.no_sgf)
+        max_moves=args.max_moves or MAX_MOVES_FACTOR * n * n, sgf=not args.no_sgf,
+        gumbel=args.gumbel)
 
 
 def main(args):

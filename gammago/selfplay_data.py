@@ -44,13 +44,15 @@ def policy_index(board, vertex):
     return (p // (n + 2) - 1) * n + (p % (n + 2) - 1)
 
 
-POLICY_TARGETS = ("visits", "best")
+POLICY_TARGETS = ("visits", "best", "improved")
 
 
 def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
     """One checked record -> lists (packed planes, best move index, [(index, prob)], value,
     value mask, ply) for the positions kept. policy_target: "visits", the root's visit
-    distribution; "best", the most visited move alone (the search's choice, one-hot)."""
+    distribution; "best", the most visited move alone (the search's choice, one-hot);
+    "improved", the Gumbel policy target the record holds (selfplay --gumbel), a position
+    without one training the value only."""
     n = rec["size"]
     moves, search = rec["moves"], rec["search"]
     winner = rec["winner"]
@@ -62,13 +64,14 @@ def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
     board = Board(n, float(rec["komi"]))
     out = []
     for i, ((colour, vertex), s) in enumerate(zip(moves, search)):
-        keep_policy = bool(s.get("full", True)) and s["visits"]
+        dist = s.get("improved") if policy_target == "improved" else s["visits"]
+        keep_policy = bool(s.get("full", True)) and bool(dist)
         if keep_policy or vpick[i]:
             board.to_move = colour
             x = np.packbits(P.planes(board).astype(bool).ravel())
             target = []
             if keep_policy:
-                items = sorted(s["visits"].items(), key=lambda kv: -kv[1])[:topk]
+                items = sorted(dist.items(), key=lambda kv: -kv[1])[:topk]
                 total = sum(v for _, v in items)
                 if total > 0:
                     target = [(policy_index(board, m), v / total) for m, v in items if v > 0]

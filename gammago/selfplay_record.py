@@ -17,7 +17,10 @@ A game record (format FORMAT):
 `visits` is the policy target (the root's moves and their visits, summing to `root_visits`),
 `winrate` the search's win rate for the mover, `full` whether that move was searched at the full
 playouts (playout-cap randomization: only those train the policy), `sampled` whether the move
-played was drawn in proportion to the visits rather than the most visited. `score` is Black's
+played was drawn in proportion to the visits rather than the most visited (with --gumbel:
+whether the survivor of sequential halving was not the most visited). `improved` (with
+--gumbel only): {move: probability}, the IMPROVED_TOP most likely moves of Gumbel AlphaZero's
+policy target softmax(logit + sigma(completed q)). `score` is Black's
 Tromp-Taylor area score less komi when the game ended by passes or at the move limit, the
 result the game's (Black's win by resignation: "B+R"). `would_resign` (games played with
 resignation off): the first move where the side to move would have resigned, to count the
@@ -31,6 +34,7 @@ import os
 
 FORMAT = "gammago-selfplay 1"
 SETTINGS = "selfplay.json"
+IMPROVED_TOP = 32             # entries of a move's `improved` policy target kept
 
 
 class RecordError(ValueError):

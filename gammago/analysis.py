@@ -40,7 +40,7 @@ import time
 import gammago
 from gammago.board import Board, format_vertex, parse_color, parse_vertex
 from gammago import rules as _rules
-from gammago.gtp import kata_ownership
+from gammago.gtp_analyze import kata_ownership
 from gammago.rules import RULE_SETS, RulesError  # noqa: F401  (KataGo's sets, by name)
 
 log = logging.getLogger("gammago")

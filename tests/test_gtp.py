@@ -16,7 +16,8 @@ from sgfmill import sgf as sgfmill_sgf
 
 from gammago.board import format_vertex
 from gammago.engine import Engine, EngineConfig
-from gammago.gtp import Gtp, info_line, kata_info_line, kata_ownership
+from gammago.gtp import Gtp
+from gammago.gtp_analyze import info_line, kata_info_line, kata_ownership
 from gammago.handicap import fixed_points as fixed_handicap_vertices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

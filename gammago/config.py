@@ -1,7 +1,7 @@
 """The engine's settings: EngineConfig (one field and one command-line flag per setting) and
 the defaults that depend on the board size, each constant with the measurement behind it.
 
-The tree's own parameters (pw_*, ucb_c, bonus_*, fpu, rating, lgrf) default to
+The tree's own parameters (pw_*, ucb_c, bonus_*, fpu) default to
 pyx/tree.pyx's DEFAULTS, the one place they are set; the per-size defaults below (the
 expansion threshold, the criticality weight, the widening's base) resolve the fields left at
 0 / None for a board size (EngineConfig.tree_params).
@@ -28,8 +28,6 @@ NODE_BYTES = _tree.NODE_BYTES
 MAX_NODES_LIMIT = 1_000_000_000   # node indices are int32
 EXPAND_VISITS_9 = 8          # visits before a leaf is expanded on 9x9 (BENCHMARKS: 8 beat 3 and 40)
 EXPAND_VISITS_19 = 40        # ... and on 19x19 (Ray's value); sizes between interpolate
-# Last-Good-Reply-with-Forgetting (--lgrf) is off (tree.DEFAULTS): 47.8% in 9x9 self-play
-# (BENCHMARKS "Search"); RAVE, which lost too, is gone (docs/experiments/rave-lgrf.md)
 CRIT = 2.0                   # criticality weight in the widening order below CRIT_MAX_SIZE
                              # (--crit; 9x9 self-play at 2,000 playouts: 2 vs 0 +96 Elo, 4 vs 2
                              # -104, 1 vs 2 -42; BENCHMARKS "Search settings")
@@ -230,14 +228,8 @@ class EngineConfig:
     bonus_weight: float = TREE["bonus_weight"]
     bonus_equiv: float = TREE["bonus_equiv"]
     fpu: float = TREE["fpu"]
-    lgrf: bool = bool(TREE["lgrf"])  # rollouts try the last good reply (LGRF-2) before the policy
     crit: float | None = None      # widening opens the child with the best rating + crit *
                                    # criticality (None: by board size, crit_for)
-    rating: str = TREE["rating"]   # prior -> rating in [0, 1]: log (log-scaled, 4 decades below
-                                   # the best sibling), max (prior / best sibling's), share
-                                   # (prior / siblings' sum); log beat max by +288 Elo (BENCHMARKS)
-    score_bonus: float = TREE["score_bonus"]  # a playout's result moves by up to this with its
-                                   # margin (Fuego's score modification; 0: win or loss alone)
     mercy: int | None = None       # a rollout ends, won by the side ahead, once one side has taken
                                    # this many stones and one more beyond the other since the root
                                    # (0: never; None: by board size, mercy_for)
@@ -266,8 +258,7 @@ class EngineConfig:
     MODES = ("auto", "rollouts", "net-root", "net-policy", "gamma-policy")
 
     TREE_FIELDS = ("expand_visits", "pw_init", "pw_base", "pw_factor", "ucb_c",
-                   "bonus_weight", "bonus_equiv", "fpu", "rating", "lgrf", "crit", "score_bonus",
-                   "mercy")
+                   "bonus_weight", "bonus_equiv", "fpu", "crit", "mercy")
 
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
@@ -442,22 +433,10 @@ class EngineConfig:
         t.add_argument("--bonus-equiv", type=float, default=d.bonus_equiv)
         t.add_argument("--fpu", type=float, default=d.fpu,
                        help="value of an unvisited open child (before its rating bonus)")
-        _on_off(t, "--lgrf", d.lgrf,
-                "rollouts play the last good reply to the previous move(s) "
-                "(Last-Good-Reply-with-Forgetting, LGRF-2) before the policy's move")
         t.add_argument("--crit", type=float, default=d.crit,
                        help="progressive widening opens the unopened child with the highest "
                             "rating + CRIT * criticality of its point (Coulom 2009); 0: rating "
                             f"order (default: {CRIT:g} below {CRIT_MAX_SIZE}x{CRIT_MAX_SIZE}, 0 from there up)")
-        t.add_argument("--rating", choices=("max", "share", "log"), default=d.rating,
-                       help="how a child's prior becomes the rating in the bonus: prior / best "
-                            "sibling's, prior / sum of the siblings', or log-scaled")
-        t.add_argument("--score-bonus", type=float, default=d.score_bonus, metavar="S",
-                       help="a playout's result counts 1 - S + S * margin / max score for a win "
-                            "and S + S * margin / max score for a loss (Fuego's score "
-                            "modification, 0.02 there), so that the search prefers the larger "
-                            "margin when every move wins or loses; 0: win or loss alone "
-                            "(default %(default)s)")
         t.add_argument("--mercy", type=int, default=d.mercy, metavar="N",
                        help="the mercy rule: a rollout ends as won by the side ahead once one side "
                             "has taken more than N stones beyond the other since the position "
@@ -545,9 +524,6 @@ class EngineConfig:
             (self.crit is None or 0 <= self.crit < float("inf"),
              f"--crit must be a finite number >= 0, not {self.crit}"),
             (self.mercy is None or self.mercy >= 0, f"--mercy must be >= 0, not {self.mercy}"),
-            (0 <= self.score_bonus < 0.5,
-             f"--score-bonus must be in [0, 0.5), not {self.score_bonus}"),
-            (self.rating in ("max", "share", "log"), f"--rating must be max, share or log, not {self.rating!r}"),
             (self.mode in self.MODES, f"--mode must be one of {', '.join(self.MODES)}, not {self.mode!r}"),
             (self.net_lambda is None or 0 <= self.net_lambda <= 1,
              f"--net-lambda must be in [0, 1], not {self.net_lambda}"),

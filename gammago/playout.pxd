@@ -24,12 +24,6 @@ cdef int playout_run(board_t* b, policy_t* pol, rng_t* r, int maxmoves) noexcept
 # ones, is `base`), and sets *winner to that side (BLACK or WHITE; 0 when it played out)
 cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, int mercy,
                            int base, int* winner) noexcept nogil
-# playout_run that also records the moves (PASS included) and the colour that played each:
-# moves[i], colors[i] for i < the returned count (both arrays hold at least maxmoves entries);
-# mercy > 0: under the mercy rule, as playout_run_mercy (*winner 0 when it played out)
-cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
-                            int16_t* moves, uint8_t* colors, int mercy, int base,
-                            int* winner) noexcept nogil
 cdef int playout_default_maxmoves(const board_t* b) noexcept nogil
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
                       double* black_wins, double* owner_black, long* moves, int mercy,

@@ -12,7 +12,6 @@ from gammago.board cimport board_t, MAX_PTS
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
 from gammago.rollout cimport gamma_policy_t
-from gammago.lgrf cimport lgrf_t
 
 cdef enum:
     NODE_LEAF = 0        # not expanded (yet)
@@ -20,17 +19,12 @@ cdef enum:
     NODE_EXPANDED = 2
     NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
-    SEQ_MAX = 3 * MAX_PTS    # rollout moves recorded for LGRF (the default cap is 3 * size^2)
-    LSEQ_MAX = 2 + MAX_DEPTH + SEQ_MAX   # LGRF: the root's last two moves, tree moves, rollout
-    RATING_MAX = 0       # prior / best sibling's prior (the best-rated child has 1)
-    RATING_SHARE = 1     # prior / sum of the siblings' priors (a probability)
-    RATING_LOG = 2       # log-scaled: 1 for the best sibling, 0 at RATING_LOG_DECADES below it
 
 ctypedef struct node_t:
     int32_t visits       # descents through this node (in-flight ones count: the virtual loss)
     int32_t wins2        # 2 x wins (a jigo is 1) for the player who moved INTO this node
     int32_t first        # pool index of the first child (valid when state == NODE_EXPANDED)
-    float rating         # prior rating in [0, 1] (params_t.rating_mode says how)
+    float rating         # prior rating in [0, 1]: log-scaled, 1 for the best sibling (_rating)
     int16_t move         # the move leading here (PASS = 0)
     int16_t nchildren
     int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
@@ -58,13 +52,8 @@ ctypedef struct params_t:
     double bonus_weight      # rating bonus bonus_weight * sqrt(bonus_equiv / (N + bonus_equiv)) * rating
     double bonus_equiv
     double fpu               # value of a child never visited (before its rating bonus)
-    int rating_mode          # how a child's prior becomes its rating in [0, 1]: RATING_*
-    int lgrf                 # rollouts try Last-Good-Reply-with-Forgetting (LGRF-2) first
     double crit              # progressive widening opens the unopened child with the highest
                              # rating + crit * criticality of its point (0: rating order)
-    double score_bonus       # Fuego's score modification: a playout's result counts 1 - sb + sb
-                             # * margin / max score for a win, sb + sb * margin / max score for a
-                             # loss (0: 1 and 0), in half wins by random rounding (_result2)
     int mercy                # a rollout ends, won by the side ahead, once one side has taken more
                              # than this many stones beyond the other since the root (0: never)
 
@@ -83,10 +72,6 @@ ctypedef struct worker_t:
     int32_t own_none[MAX_PTS]  # ... of which the point was owned by neither side (dame)
     double score_sq          # ... and the sum of their area differences' squares (Black - White,
                              # komi aside; the differences' sum is own's)
-    lgrf_t lg                # LGRF: the wrapper's context (inner = pol)
-    policy_t lpol            # ... and the wrapper itself
-    int16_t lseq[LSEQ_MAX]   # LGRF: root.last2, root.last, the tree moves, then the rollout
-    uint8_t lcol[LSEQ_MAX]   # ... and the colour that played each
     # criticality (Coulom 2009), gathered when params_t.crit > 0: over this worker's playouts,
     # how often Black / White owned each point at the end, 2 x how often the winner owned it
     # (a jigo counts 1 for an owned point), and 2 x Black's wins
@@ -133,14 +118,6 @@ ctypedef struct tree_t:
     int64_t max_playouts     # 0: no cap
     int64_t issued           # playouts started in this search (atomic)
     double deadline          # monotonic seconds; 0: none
-    # LGRF reply tables (see lgrf_t), shared by the threads without locks: an int16 store is
-    # one instruction, so a race can only lose an update or let a thread read a reply one
-    # update old, and every reply read is checked for legality before it is played. Kept
-    # across the moves of a game; dropped when the root changes size or goes back in moves.
-    int16_t* lgrf1
-    int16_t* lgrf2
-    int lgrf_npts            # the points the tables are sized for (0: none)
-    int lgrf_nmoves          # the root's move number when the tables were last used
     # criticality of each point over all workers' playouts of this search (params_t.crit):
     # P(the winner owns p) - (P(Black owns p) P(Black wins) + P(White owns p) P(White wins)),
     # clipped at 0; refreshed every CRIT_EVERY playouts of a worker, zero before CRIT_MIN

@@ -105,28 +105,6 @@ cdef int playout_run_mercy(board_t* b, policy_t* pol, rng_t* r, int maxmoves, in
             break
     return n
 
-cdef int playout_run_record(board_t* b, policy_t* pol, rng_t* r, int maxmoves,
-                            int16_t* moves, uint8_t* colors, int mercy, int base,
-                            int* winner) noexcept nogil:
-    """playout_run, recording every move and its colour (for the tree's LGRF replies); with
-    mercy > 0 under the mercy rule of playout_run_mercy (*winner as there; 0 without it)."""
-    cdef int n = 0, m, c
-    winner[0] = 0
-    pol.setboard(pol.ctx, b)
-    while b.npass < 2 and n < maxmoves:
-        c = b.to_move
-        m = pol.choose(pol.ctx, b, r)
-        board_play(b, m, c)
-        pol.played(pol.ctx, b, m)
-        moves[n] = <int16_t>m
-        colors[n] = <uint8_t>c
-        n += 1
-        if mercy > 0:
-            winner[0] = _mercy_winner(b, mercy, base)
-            if winner[0]:
-                break
-    return n
-
 cdef void mc_evaluate(const board_t* start, policy_t* pol, rng_t* r, int n,
                       double* black_wins, double* owner_black, long* moves, int mercy,
                       long* owned) noexcept nogil:

@@ -8,21 +8,19 @@ and a node is expanded by the one thread that wins a compare-and-swap on its sta
 """
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memset, memcpy
-from libc.math cimport log, sqrt, fabs
+from libc.math cimport log, sqrt
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_move, board_is_eye,
                             board_is_legal,
                             board_area, board_first_lib, board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS, MOVE_OK,
                             LIB_WORDS)
-from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_record,
-                              playout_run_mercy, playout_default_maxmoves)
+from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_mercy,
+                              playout_default_maxmoves)
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
-from gammago.lgrf cimport lgrf_wrap, lgrf_update, lgrf_lg1, lgrf_lg2
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
-                              gamma_policy_premove, gamma_policy_check,
                               gamma_policy_share_adapt, gamma_policy_adapt, AdaptTable)
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.tail import rule_names
@@ -268,27 +266,24 @@ cdef int _by_rating(const void* a, const void* b) noexcept nogil:
 
 cdef double RATING_LOG_DECADES = 4.0
 
-cdef inline float _rating(const params_t* prm, double r, double best, double total) noexcept nogil:
-    """A child's rating in [0, 1] from its prior r (best: the best sibling's, total: the sum).
-    Gammas span orders of magnitude, so r / best leaves all but the top few near 0."""
+cdef inline float _rating(double r, double best) noexcept nogil:
+    """A child's rating in [0, 1] from its prior r (best: the best sibling's), log-scaled: 1 for
+    the best, 0 at RATING_LOG_DECADES below it. Gammas span orders of magnitude, so r / best
+    left all but the top few near 0: the log scale beat it by +288 Elo
+    (docs/experiments/search-settings.md)."""
     cdef double x
     if r <= 0:
         return 0
-    if prm.rating_mode == RATING_SHARE:
-        return <float>(r / total)
-    if prm.rating_mode == RATING_LOG:
-        x = 1.0 + log(r / best) / (RATING_LOG_DECADES * 2.302585092994046)
-        return <float>(x if x > 0 else 0)
-    return <float>(r / best)
+    x = 1.0 + log(r / best) / (RATING_LOG_DECADES * 2.302585092994046)
+    return <float>(x if x > 0 else 0)
 
 cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* moves,
-                       const int16_t* keys, int n, rated_t* out, float* best,
-                       double* total) noexcept nogil:
+                       const int16_t* keys, int n, rated_t* out, float* best) noexcept nogil:
     """Prior ratings of moves by the side to move on b: the prior given for the root
     (set_root_prior) when root and one is set, else the tree's prior; then the ladder reader's
     adjustment (prior_ladders).
-    out: (rating, keys[i]) sorted best first (ties by key); best, total: the best rating and
-    their sum (1 and n when all are 0), as _rating takes them."""
+    out: (rating, keys[i]) sorted best first (ties by key); best: the best rating (1 when all
+    are 0), as _rating takes it."""
     cdef float r[MAX_PTS + 1]
     cdef int i, c = b.to_move
     if root and t.has_root_prior:
@@ -298,16 +293,13 @@ cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* mo
         t.prior.rate(t.prior.ctx, b, c, moves, n, r)
     prior_ladders(b, c, moves, n, r)
     best[0] = 0
-    total[0] = 0
     for i in range(n):
         if r[i] > best[0]:
             best[0] = r[i]
-        total[0] += r[i]
         out[i].r = r[i]
         out[i].move = keys[i]
     if best[0] <= 0:
         best[0] = 1
-        total[0] = n
     qsort(out, n, sizeof(rated_t), _by_rating)
 
 cdef inline bint _avoided(const tree_t* t, int c, int p, int depth) noexcept nogil:
@@ -328,7 +320,6 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept n
     cdef int16_t moves[MAX_PTS + 1]
     cdef rated_t sorted_[MAX_PTS + 1]
     cdef float best
-    cdef double total
     if not gg_cas8(&nd.state, NODE_LEAF, NODE_EXPANDING):
         return 0
     for i in range(b.nempty):
@@ -348,9 +339,9 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept n
     if first < 0:
         gg_store8(&nd.state, NODE_NOROOM)
         return 0
-    _rate_sorted(t, b, idx == 0, moves, moves, n, sorted_, &best, &total)
+    _rate_sorted(t, b, idx == 0, moves, moves, n, sorted_, &best)
     for i in range(n):
-        _node_init(ND(t, first + i), sorted_[i].move, _rating(&t.prm, sorted_[i].r, best, total))
+        _node_init(ND(t, first + i), sorted_[i].move, _rating(sorted_[i].r, best))
     nd.first = first
     nd.nchildren = n
     if t.prm.crit > 0:
@@ -371,7 +362,6 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     cdef rated_t sorted_[MAX_PTS + 1]
     cdef node_t* tmp
     cdef float best
-    cdef double total
     if nd.state != NODE_EXPANDED or n == 0:
         return
     tmp = <node_t*>malloc(n * sizeof(node_t))
@@ -382,41 +372,20 @@ cdef void _rerate_root(tree_t* t) noexcept nogil:
     for i in range(n):
         moves[i] = tmp[i].move
         index[i] = i                 # sorted by the child's index in tmp (ties: the old order)
-    _rate_sorted(t, t.root, 1, moves, index, n, sorted_, &best, &total)
+    _rate_sorted(t, t.root, 1, moves, index, n, sorted_, &best)
     for pass_ in range(2):
         for i in range(n):
             j = sorted_[i].move
             if (tmp[j].visits > 0) != (pass_ == 0):
                 continue
             ND(t, nd.first + k)[0] = tmp[j]
-            ND(t, nd.first + k).rating = _rating(&t.prm, sorted_[i].r, best, total)
+            ND(t, nd.first + k).rating = _rating(sorted_[i].r, best)
             k += 1
             if pass_ == 0:
                 nvisited += 1
     if nd.nopen < nvisited:
         nd.nopen = nvisited
     free(tmp)
-
-cdef inline int _result2(double sb, double margin, double max_score, rng_t* r) noexcept nogil:
-    """A playout's result for Black in half wins (0 .. 2) with Fuego's score modification
-    (GoUctGlobalSearchStateParam::m_scoreModification, 0.02 there): a win is worth
-    1 - sb + sb * x, a loss sb + sb * x, a jigo 1/2, x = margin / max_score in [-1, 1]. Among
-    won (or lost) lines the search then prefers the larger margin, where without it a lopsided
-    position makes every move look alike. The value is rounded to a half win at random, up with
-    the probability of its fraction, so that a node's count stays an integer and its mean is
-    the value's."""
-    cdef double x = margin / max_score, v2
-    cdef int k
-    if margin == 0:
-        return 1
-    if x > 1:
-        x = 1
-    elif x < -1:
-        x = -1
-    v2 = 2 * ((1 - sb if margin > 0 else sb) + sb * x)
-    k = <int>v2
-    return k + (1 if rng_unit(r) < v2 - k else 0)
-
 
 cdef enum:
     ADAPT_BASE_VISITS = 16   # the adaptive tail's baseline: the deepest node of the path this
@@ -443,7 +412,7 @@ cdef double _adapt_baseline(tree_t* t, worker_t* w, int depth) noexcept nogil:
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
-    cdef int depth = 0, st, i, p, s, res2, back2, maxmoves, nseq, mercy_won = 0
+    cdef int depth = 0, st, i, p, s, res2, maxmoves, mercy_won = 0
     cdef uint8_t owner[MAX_PTS]
     cdef policy_t* pol
     board_copy(b, t.root)
@@ -467,30 +436,10 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
         node = child
     if depth > w.maxdepth:
         w.maxdepth = depth
-    nseq = 0
     pol = &w.pol
-    if t.prm.lgrf:
-        # the context (the root's last two moves), the tree moves, then the rollout's
-        w.lg.r1 = t.lgrf1
-        w.lg.r2 = t.lgrf2
-        w.lg.npts = t.lgrf_npts
-        pol = &w.lpol
-        w.lseq[0] = <int16_t>t.root.last2
-        w.lcol[0] = <uint8_t>t.root.to_move
-        w.lseq[1] = <int16_t>t.root.last
-        w.lcol[1] = <uint8_t>(3 - t.root.to_move)
-        for i in range(1, depth + 1):
-            w.lseq[1 + i] = ND(t, w.path[i]).move
-            w.lcol[1 + i] = w.mover[i]
     if b.npass < 2:
         maxmoves = playout_default_maxmoves(b)
-        if t.prm.lgrf:
-            if maxmoves > SEQ_MAX:
-                maxmoves = SEQ_MAX
-            nseq = playout_run_record(b, pol, &w.rng, maxmoves, &w.lseq[2 + depth],
-                                      &w.lcol[2 + depth], t.prm.mercy,
-                                      t.root.captured[WHITE] - t.root.captured[BLACK], &mercy_won)
-        elif t.prm.mercy > 0:
+        if t.prm.mercy > 0:
             playout_run_mercy(b, pol, &w.rng, maxmoves, t.prm.mercy,
                               t.root.captured[WHITE] - t.root.captured[BLACK], &mercy_won)
         else:
@@ -533,15 +482,10 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
             _crit_gather(w, b, owner, res2)
     if w.gp != NULL and w.gp.adapt_rate > 0:
         gamma_policy_adapt(w.gp, res2 * 0.5, _adapt_baseline(t, w, depth))
-    back2 = res2                        # what the nodes count: the result, or with the score
-    if t.prm.score_bonus > 0 and not mercy_won:
-        back2 = _result2(t.prm.score_bonus, s - b.komi, b.size * b.size + fabs(b.komi), &w.rng)
     for i in range(1, depth + 1):
-        gg_add32(&ND(t, w.path[i]).wins2, back2 if w.mover[i] == BLACK else 2 - back2)
+        gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
-    gg_add32(&ND(t, 0).wins2, back2 if t.root.to_move == WHITE else 2 - back2)
-    if t.prm.lgrf:
-        lgrf_update(w.lg.r1, w.lg.r2, w.lg.npts, w.lseq, w.lcol, 2 + depth + nseq, 2, res2)
+    gg_add32(&ND(t, 0).wins2, res2 if t.root.to_move == WHITE else 2 - res2)
     w.playouts += 1
     if t.prm.crit > 0 and (w.playouts % CRIT_EVERY) == 0:
         _crit_refresh(t)
@@ -709,9 +653,7 @@ cdef void _no_release(void* arg, policy_t* pol) noexcept nogil:
 # Python edge
 # =============================================================================================
 DEFAULTS = dict(expand_visits=40, pw_init=1, pw_base=40.0, pw_factor=1.4, ucb_c=1.0,
-                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, rating="log", lgrf=0, crit=0.0,
-                score_bonus=0.0, mercy=0)
-RATING_MODES = {"max": RATING_MAX, "share": RATING_SHARE, "log": RATING_LOG}
+                bonus_weight=0.35, bonus_equiv=1000.0, fpu=1.0, crit=0.0, mercy=0)
 _SAID = set()       # warnings given once per process (_say_once)
 
 
@@ -812,7 +754,6 @@ cdef class Search:
     cdef uint64_t seed
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
-    cdef int _check           # LGRF debug checks in the workers' rollouts (check_rollouts)
     cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
@@ -859,7 +800,6 @@ cdef class Search:
 
     def __dealloc__(self):
         self._free_workers()
-        self._lgrf_free()
         if self.t.chunks != NULL:
             _chunks_release(&self.t, 0)
             free(self.t.chunks)
@@ -867,26 +807,6 @@ cdef class Search:
             _budget_drop(self.t.budget)
         free(self.t.root)
         free(self.t.root_prior)
-
-    cdef void _lgrf_free(self):
-        free(self.t.lgrf1)
-        free(self.t.lgrf2)
-        self.t.lgrf1 = NULL
-        self.t.lgrf2 = NULL
-        self.t.lgrf_npts = 0
-
-    cdef void _lgrf_tables(self) except *:
-        """Empty LGRF tables sized for the root's board, unless they exist already."""
-        cdef int n = self.t.root.npts
-        if self.t.lgrf1 != NULL and self.t.lgrf_npts == n:
-            return
-        self._lgrf_free()
-        self.t.lgrf1 = <int16_t*>calloc(2 * n, sizeof(int16_t))
-        self.t.lgrf2 = <int16_t*>calloc(2 * n * n, sizeof(int16_t))
-        if self.t.lgrf1 == NULL or self.t.lgrf2 == NULL:
-            self._lgrf_free()
-            raise MemoryError("no memory for the LGRF reply tables")
-        self.t.lgrf_npts = n
 
     cdef void _free_workers(self):
         cdef int i
@@ -1036,14 +956,9 @@ cdef class Search:
             raise ValueError(f"bad search parameters: {p}")
         if p["crit"] < 0:
             raise ValueError(f"crit must be >= 0, not {p['crit']}")
-        if not 0 <= p["score_bonus"] < 0.5:
-            raise ValueError(f"score_bonus must be in [0, 0.5), not {p['score_bonus']}")
         if p["mercy"] < 0:
             raise ValueError(f"mercy must be >= 0, not {p['mercy']}")
-        if p["rating"] not in RATING_MODES:
-            raise ValueError(f"rating must be one of {', '.join(RATING_MODES)}, not {p['rating']!r}")
         self.params = p
-        prm.rating_mode = RATING_MODES[p["rating"]]
         prm.expand_visits = p["expand_visits"]
         prm.pw_init = p["pw_init"]
         prm.pw_base = p["pw_base"]
@@ -1052,9 +967,7 @@ cdef class Search:
         prm.bonus_weight = p["bonus_weight"]
         prm.bonus_equiv = p["bonus_equiv"]
         prm.fpu = p["fpu"]
-        prm.lgrf = 1 if p["lgrf"] else 0
         prm.crit = p["crit"]
-        prm.score_bonus = p["score_bonus"]
         prm.mercy = p["mercy"]
         # pw[k]: parent visits from which child k (0-based) is open
         step = prm.pw_base
@@ -1096,12 +1009,6 @@ cdef class Search:
                           "kept in place, the rest of the tree is not reclaimed")
         elif node < 0:
             _tree_clear(&self.t)
-        # LGRF replies are kept across the moves of a game; another board size or a root
-        # earlier in the game than the last one (a new game, an undo) starts them afresh
-        if self.t.lgrf_npts and (board.b.npts != self.t.lgrf_npts or
-                                 board.b.nmoves < self.t.lgrf_nmoves):
-            self._lgrf_free()
-        self.t.lgrf_nmoves = board.b.nmoves
         board_copy(self.t.root, board.b)
         return ND(&self.t, 0).visits
 
@@ -1186,97 +1093,6 @@ cdef class Search:
         """Test hook: the tree's next n memory allocations fail, as malloc would without memory."""
         self.t.fail_allocs = n
 
-    # --- LGRF reply tables ---
-    @property
-    def check_rollouts(self):
-        """Debug level of the LGRF rollouts (from the next prepare/run): 1 counts every move
-        chosen that is occupied, illegal or an own eye; 2 also compares the gamma policy's
-        weights with a recomputation before each move it chooses. Counts: lgrf_stats()['bad']."""
-        return self._check
-
-    @check_rollouts.setter
-    def check_rollouts(self, int level):
-        self._check = level
-
-    def lgrf_clear(self):
-        """Forget every stored reply."""
-        self._lgrf_free()
-
-    def lgrf_stats(self):
-        """{'entries1', 'entries2' (stored replies), 'hits1', 'hits2' (rollout moves taken from
-        the tables in the last search), 'moves' (rollout moves chosen), 'bad' (check_rollouts)}."""
-        cdef int64_t e1 = 0, e2 = 0, k, n = self.t.lgrf_npts
-        cdef int i
-        if self.t.lgrf1 != NULL:
-            for k in range(2 * n):
-                e1 += self.t.lgrf1[k] != PASS
-            for k in range(2 * n * n):
-                e2 += self.t.lgrf2[k] != PASS
-        out = dict(entries1=e1, entries2=e2, hits1=0, hits2=0, moves=0, bad=0)
-        for i in range(self.nworkers):
-            out["hits1"] += self.workers[i].lg.hits1
-            out["hits2"] += self.workers[i].lg.hits2
-            out["moves"] += self.workers[i].lg.moves
-            out["bad"] += self.workers[i].lg.bad
-        return out
-
-    def lgrf_reply(self, int color, int prev, int prev2=PASS):
-        """(reply to prev2 then prev, reply to prev) stored for color (1 Black, 2 White);
-        PASS (0) for none."""
-        cdef int n = self.t.lgrf_npts
-        if color != BLACK and color != WHITE:
-            raise ValueError(f"color must be 1 (Black) or 2 (White), not {color}")
-        if self.t.lgrf1 == NULL:
-            return (PASS, PASS)
-        if not (0 <= prev < n and 0 <= prev2 < n):
-            raise ValueError(f"points must be in [0, {n}), not {prev2}, {prev}")
-        return (self.t.lgrf2[lgrf_lg2(n, color, prev2, prev)] if prev2 != PASS and prev != PASS
-                else PASS,
-                self.t.lgrf1[lgrf_lg1(n, color, prev)] if prev != PASS else PASS)
-
-    def lgrf_choose(self, Board board, unsigned long long seed=1):
-        """The move worker 0's LGRF rollout policy picks on (a copy of) board, after prepare():
-        the stored reply when one applies, else the inner policy's move."""
-        cdef Board cp
-        cdef worker_t* w
-        cdef rng_t r
-        cdef int m
-        if self.nworkers == 0:
-            raise ValueError("prepare() first")
-        if board.b.npts != self.t.root.npts:
-            raise ValueError(f"board is {board.b.size}x{board.b.size}, the root {self.t.root.size}x{self.t.root.size}")
-        cp = board.copy()
-        w = &self.workers[0]
-        w.lg.r1 = self.t.lgrf1
-        w.lg.r2 = self.t.lgrf2
-        w.lg.npts = self.t.lgrf_npts
-        rng_seed(&r, seed)
-        with nogil:
-            w.lpol.setboard(w.lpol.ctx, cp.b)
-            m = w.lpol.choose(w.lpol.ctx, cp.b, &r)
-        return m
-
-    def lgrf_learn(self, moves, colors, int result, int start=1):
-        """Update the tables from one playout: moves (points, 0 = pass) played by colors (1/2),
-        result 2 Black won, 0 White won, 1 jigo; moves from index start on are learnt (the
-        earlier ones are context). Tables are made for the root's size (set_root first)."""
-        cdef int k, n = len(moves)
-        if self.t.root.size == 0:
-            raise ValueError("set_root() first")
-        if len(colors) != n or n > LSEQ_MAX:
-            raise ValueError(f"moves and colors must have the same length <= {LSEQ_MAX}")
-        if result not in (0, 1, 2):
-            raise ValueError(f"result must be 0, 1 or 2, not {result}")
-        self._lgrf_tables()
-        cdef int16_t[LSEQ_MAX] mv
-        cdef uint8_t[LSEQ_MAX] col
-        for k in range(n):
-            if not 0 <= moves[k] < self.t.lgrf_npts or colors[k] not in (BLACK, WHITE):
-                raise ValueError(f"bad move {moves[k]} or colour {colors[k]} at index {k}")
-            mv[k] = moves[k]
-            col[k] = colors[k]
-        lgrf_update(self.t.lgrf1, self.t.lgrf2, self.t.lgrf_npts, mv, col, n, start, result)
-
     # --- running ---
     def prepare(self, int threads=1, long max_playouts=0, double seconds=0, bint no_pass=False,
                 seed=None):
@@ -1315,12 +1131,6 @@ cdef class Search:
                         self._adapt_table.w):
                     self._free_workers()
                     raise MemoryError("the adaptive gamma tail's trace could not be allocated")
-            lgrf_wrap(&self.workers[i].lg, &self.workers[i].lpol, &self.workers[i].pol,
-                       <gamma_policy_t*>self.workers[i].pol.ctx
-                       if self.maker.make == rollout_make_gamma else NULL)
-            self.workers[i].lg.check = self._check
-        if self.t.prm.lgrf:
-            self._lgrf_tables()
         if self._adapt_own:
             self._adapt_table.reset()      # a shared table is its owner's to reset
         # criticality statistics belong to one search (calloc zeroed the workers' counters)

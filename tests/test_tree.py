@@ -377,29 +377,24 @@ def test_ladder_reader_rates_escapes():
     assert rating_of(["D4", "G7"], "E4") == pytest.approx(1.0)
 
 
-def test_rating_modes_normalise_the_gamma_prior():
-    from gammago import gammas
-    table = gammas.load_default(9).table
+def test_ratings_are_the_prior_log_scaled():
+    """A child's rating is 1 + log10(prior / the best sibling's prior) / 4, never below 0: the
+    scale that beat prior / best by +288 Elo (docs/experiments/search-settings.md)."""
+    from gammago import features as F
     b = Board(9, 7)
     b.play("E5")
-    got = {}
-    for mode in ("max", "share", "log"):
-        s = Search(10000, seed=1, rating=mode)
+    table = np.ones(F.N_FEATURES)
+    corner = F.GROUP_BASES[list(F.GROUP_NAMES).index("edge")] + 1      # edge:1/1
+    for ratio, want in ((100.0, 0.5), (1e6, 0.0)):
+        table[corner] = ratio         # a corner point's prior this many times another's
+        s = Search(10000, seed=1)
         s.use_gammas(table)
         s.set_root(b)
         s.run(1, 1)
-        got[mode] = [r for _, _, _, r in s.children()]
-    order = [m for m, _, _, _ in s.children()]
-    assert got["max"][0] == pytest.approx(1.0) and got["log"][0] == pytest.approx(1.0)
-    assert sum(got["share"]) == pytest.approx(1.0, abs=1e-4)
-    for mode in ("max", "share", "log"):                 # same order, ratings in [0, 1]
-        assert got[mode] == sorted(got[mode], reverse=True) and 0 <= min(got[mode])
-    # gammas span decades: max-scaling leaves most children near 0, log-scaling does not
-    assert sum(r > 0.1 for r in got["log"]) > sum(r > 0.1 for r in got["max"])
-    s = Search(10000, seed=1)
-    with pytest.raises(ValueError, match="rating"):
-        s.configure(rating="sqrt", expand_visits=3)
-    assert s.params["rating"] == DEFAULTS["rating"] and s.params["expand_visits"] == DEFAULTS["expand_visits"]
+        got = {b.vertex(m): r for m, _, _, r in s.children()}
+        assert got["A1"] == pytest.approx(1.0) and got["J9"] == pytest.approx(1.0)
+        assert got["C3"] == pytest.approx(want, abs=1e-6) and got["F6"] == got["C3"]
+        assert min(got.values()) >= 0
 
 
 # --- helpers, RAVE ----------------------------------------------------------------------------
@@ -414,225 +409,20 @@ def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
     return s
 
 
-def test_rave_is_gone_from_the_tree_and_the_engine():
-    """RAVE lost its matches and took 8 of a node's 32 bytes (docs/experiments/rave-lgrf.md):
-    the tree refuses its parameters, the engine its flags; a node is 24 bytes."""
+@pytest.mark.parametrize("param, flag", [("rave", ["--rave", "on"]), ("lgrf", ["--lgrf", "on"]),
+                                         ("score_bonus", ["--score-bonus", "0.1"]),
+                                         ("rating", ["--rating", "max"])])
+def test_retired_search_options_are_gone_from_the_tree_and_the_engine(param, flag):
+    """RAVE, LGRF, the score bonus and the other rating scales lost their matches and were
+    retired (docs/experiments/rave-lgrf.md, score-bonus.md, search-settings.md): the tree
+    refuses their parameters, the engine their flags; a node is 24 bytes."""
     from gammago import tree
     with pytest.raises(ValueError, match="unknown search parameter"):
-        Search(10000, rave=1)
+        Search(10000, **{param: 1})
     p = engine_parser()
     with pytest.raises(SystemExit):
-        p.parse_args(["--rave", "on"])
+        p.parse_args(flag)
     assert tree.NODE_BYTES == 24
-
-
-# --- LGRF-2: last good reply with forgetting in the rollouts -------------------------------------
-B, W = 1, 2
-
-
-def _lgrf_search(size=9, rollouts="gamma", seed=1, **kw):
-    return _gamma_search(size, rollouts, seed, lgrf=1, **kw)
-
-
-def _stored_reply_hits(b, reply):
-    """A light-rollout LGRF search at b whose tables hold Black's reply to White's E5 (after
-    Black's C3); 20 choices of the rollout policy at b. Returns the search and the hits."""
-    p = b.point
-    s = _lgrf_search(rollouts="light")
-    s.set_root(b)
-    s.prepare(1, 1)
-    s.lgrf_learn([p("C3"), p("E5"), p(reply)], [B, W, B], 2)
-    for seed in range(20):
-        s.lgrf_choose(b, seed)
-    return s, _hits(s)
-
-
-def test_lgrf_tables_fill_and_forget():
-    b = Board(9, 7)
-    s = Search(10000, seed=1)
-    s.set_root(b)
-    a, bb, c, d, e = (b.point(v) for v in ("C3", "D4", "E5", "F6", "G7"))
-    seq, cols = [a, bb, c, d], [B, W, B, W]
-    assert s.lgrf_reply(B, bb, a) == (0, 0)
-    # Black wins: Black's reply C3->D4->E5 is stored (to both keys), White's replies are not
-    s.lgrf_learn(seq, cols, 2)
-    assert s.lgrf_reply(B, bb, a) == (c, c)
-    assert s.lgrf_reply(W, a) == (0, 0) and s.lgrf_reply(W, c, bb) == (0, 0)
-    assert s.lgrf_stats()["entries1"] == 1 and s.lgrf_stats()["entries2"] == 1
-    # a jigo changes nothing
-    s.lgrf_learn(seq, cols, 1)
-    assert s.lgrf_reply(B, bb, a) == (c, c)
-    # Black loses after another reply (G7) to D4: the stored E5 is not that reply, so it stays
-    s.lgrf_learn([a, bb, e], [B, W, B], 0)
-    assert s.lgrf_reply(B, bb, a) == (c, c)
-    # White wins the first game's moves: White's replies are stored, Black's E5 is forgotten
-    s.lgrf_learn(seq, cols, 0)
-    assert s.lgrf_reply(B, bb, a) == (0, 0)
-    assert s.lgrf_reply(W, a) == (0, bb)              # no move before C3: no 2-move key
-    assert s.lgrf_reply(W, c, bb) == (d, d)
-    assert s.lgrf_reply(W, c) == (0, d)               # no entry for the pair (PASS, E5)
-    # winning again stores over whatever was there; passes are neither keys nor replies
-    s.lgrf_learn([a, bb, 0, c, d], [B, W, B, W, B], 2)
-    assert s.lgrf_reply(B, bb) == (0, 0) and s.lgrf_reply(B, c) == (0, d)
-    assert s.lgrf_reply(B, c, 0) == (0, d)
-    # moves before `start` are context only
-    s.lgrf_clear()
-    s.lgrf_learn([a, bb, c], [B, W, B], 0, start=2)
-    assert s.lgrf_reply(W, a) == (0, 0) and s.lgrf_stats()["entries1"] == 0
-    with pytest.raises(ValueError, match="same length"):
-        s.lgrf_learn([a, bb], [B], 2)
-    with pytest.raises(ValueError, match="bad move"):
-        s.lgrf_learn([a, 5000], [B, W], 2)
-    with pytest.raises(ValueError, match="result"):
-        s.lgrf_learn([a, bb], [B, W], 3)
-
-
-def test_lgrf_rollout_prefers_the_two_move_reply_and_checks_it():
-    b = Board(9, 7)
-    b.setup(["A2", "B1"], [])                  # A1: a true eye of Black's in the corner
-    b.play("D4")                                # Black
-    b.play("E5")                                # White; Black to move
-    s = _lgrf_search(rollouts="light")
-    s.set_root(b)
-    s.prepare(1, 1)
-    p = b.point
-    # a 1-move reply alone is played; a 2-move reply to (D4, E5) goes first
-    s.lgrf_learn([p("D4"), p("E5"), p("F6")], [B, W, B], 2)
-    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)      # r1[B][E5] = G7 now
-    assert s.lgrf_reply(B, p("E5"), p("D4")) == (p("F6"), p("G7"))
-    assert all(s.lgrf_choose(b, seed) == p("F6") for seed in range(20))
-    # an occupied 2-move reply falls back to the 1-move one
-    s.lgrf_clear()
-    s.lgrf_learn([p("D4"), p("E5"), p("D4")], [B, W, B], 2)
-    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)
-    assert all(s.lgrf_choose(b, seed) == p("G7") for seed in range(20))
-    # an own true eye is never played: the inner policy picks (anything but A1, mostly other)
-    s.lgrf_clear()
-    s.lgrf_learn([p("C3"), p("E5"), p("A1")], [B, W, B], 2)
-    got = {s.lgrf_choose(b, seed) for seed in range(50)}
-    assert p("A1") not in got and len(got) > 10
-    assert s.lgrf_stats()["hits1"] + s.lgrf_stats()["hits2"] == 40
-
-
-def _hits(s):
-    st = s.lgrf_stats()
-    return st["hits1"] + st["hits2"]
-
-
-def test_lgrf_rollout_leaves_tactics_to_the_policy_and_plays_no_self_atari():
-    p = Board(9, 7).point
-    # Black's reply J9 to E5 would be a self-atari next to White's H9: refused
-    b = Board(9, 7)
-    b.setup(["A2"], ["H9"])
-    b.play("D4")
-    b.play("E5")
-    s, hits = _stored_reply_hits(b, "J9")
-    assert hits == 0
-    s.lgrf_learn([p("C3"), p("E5"), p("G7")], [B, W, B], 2)    # a safe reply is played
-    assert all(s.lgrf_choose(b, seed) == p("G7") for seed in range(20)) and _hits(s) == 20
-    # White's E5 puts Black's E6 in atari, or is itself in atari (Black can capture at E4):
-    # the policy answers, not the stored G7
-    for black, white in ((["E6", "A1"], ["D6", "F6"]), (["D5", "F5", "E6", "A1"], [])):
-        b = Board(9, 7)
-        b.setup(black, white)
-        b.to_move = "w"
-        b.play("E5")
-        assert _stored_reply_hits(b, "G7")[1] == 0, (black, white)
-
-
-@pytest.mark.parametrize("size", [9, 13])
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("rollouts", ["light", "gamma"])
-def test_lgrf_rollouts_stay_legal_and_keep_gamma_weights_exact(size, threads, rollouts):
-    b = Board(size, 7)
-    b.play("E5")
-    s = _lgrf_search(size, rollouts)
-    # 1: every rollout move chosen is empty, legal and no own eye; 2: the gamma policy's
-    # incremental weights equal a recomputation before every move it chooses
-    s.check_rollouts = 2
-    s.set_root(b)
-    s.run(threads, 1500 if size == 9 else 600)
-    st = s.lgrf_stats()
-    assert st["bad"] == 0
-    assert st["hits1"] > 0.05 * st["moves"] and st["hits2"] > 0.05 * st["moves"]
-    assert st["entries1"] > 0 and st["entries2"] > 0
-
-
-def test_lgrf_tables_live_through_a_game_and_are_dropped_after_it():
-    b = Board(9, 7)
-    b.play("E5")
-    s = _lgrf_search(seed=3)
-    s.set_root(b)
-    s.run(1, 500)
-    n1 = s.lgrf_stats()["entries2"]
-    assert n1 > 0
-    b.play("E3")
-    s.set_root(b, [b.point("E3")])            # the next move of the same game: kept
-    assert s.lgrf_stats()["entries2"] == n1
-    s.set_root(b, None)                        # a fresh tree in the same game: kept too
-    assert s.lgrf_stats()["entries2"] == n1
-    s.set_root(Board(9, 7))                    # a new game (fewer moves): dropped
-    assert s.lgrf_stats()["entries2"] == 0
-    s.run(1, 300)
-    assert s.lgrf_stats()["entries2"] > 0
-    s.set_root(Board(13, 7))                   # another size: dropped, remade by the search
-    assert s.lgrf_stats()["entries2"] == 0
-    s.run(1, 300)
-    assert s.lgrf_stats()["entries2"] > 0
-    off = _lgrf_search(seed=3)
-    off.configure(lgrf=0)
-    off.set_root(b)
-    off.run(1, 300)
-    assert off.lgrf_stats() == dict(entries1=0, entries2=0, hits1=0, hits2=0, moves=0, bad=0)
-
-
-def test_lgrf_search_is_reproducible_and_differs_from_plain():
-    b = Board(9, 7)
-    b.play("E5")
-    stats = []
-    for lgrf in (1, 1, 0):
-        s = _lgrf_search(seed=4)
-        s.configure(lgrf=lgrf)
-        s.set_root(b)
-        s.run(1, 1500)
-        stats.append(sorted(_children(s).items()))
-    assert stats[0] == stats[1]
-    assert stats[0] != stats[2]
-
-
-def test_engine_lgrf_flag_reaches_the_tree():
-    from gammago.engine import Engine
-    p = engine_parser()
-    cfg = engine_config(["--lgrf", "on", "--playouts", "300", "--mode", "rollouts"])
-    assert cfg.lgrf is True
-    e = Engine(cfg)
-    e.new_game(9, 7)
-    assert e.search.params["lgrf"] == 1
-    assert e.genmove("b") not in ("pass", "resign")
-    st = e.search.lgrf_stats()
-    assert st["hits1"] + st["hits2"] > 0 and st["entries1"] > 0
-    assert engine_config([]).lgrf is False
-    with pytest.raises(SystemExit):
-        p.parse_args(["--lgrf", "maybe"])
-
-
-# the tactics of tests/test_engine.py, with LGRF on
-@pytest.mark.parametrize("seed", [1, 2])
-def test_lgrf_engine_tactics(seed):
-    from test_engine import CAPTURE as CAP, SAVE, LADDER_WHITE, position
-    # gamma rollouts to the end, as LGRF was measured (BENCHMARKS "Search settings"): with the
-    # 9x9 light tail, LGRF and seed 1 pick B6 in SAVE (every move there scores 0.2-0.3)
-    kw = dict(lgrf=True, mode="rollouts", seed=seed, rollout_light_after=0)
-    assert position(*CAP, "b", playouts=1000, **kw).genmove("b") == "G5"
-    assert position(*CAP, "w", playouts=1000, **kw).genmove("w") == "G4"
-    assert position(*SAVE, "b", playouts=1000, **kw).genmove("b") == "G5"
-    assert position(["D4"], LADDER_WHITE, "b", playouts=2000, **kw).genmove("b") != "E4"
-    e = position(["D4", "G7"], LADDER_WHITE, "b", playouts=2000, **dict(kw, crit=0))  # rating order
-    e.reg_genmove("b")
-    info = {d["move"]: d for d in e.last_infos}
-    assert "E4" in info and info["E4"]["visits"] >= 20
-    if seed == 1:
-        assert position(["D4"], ["C4", "D3", "E3"], "w", playouts=2000, **kw).genmove("w") == "D5"
 
 
 # --- criticality in the widening order ------------------------------------------------------------
@@ -753,51 +543,6 @@ def test_engine_pw_base_default_goes_by_board_size():
         engine_config(["--pw-base", "-1"])
 
 
-def _black_board(komi):
-    """5x5, Black on every point but five one-point eyes: White has no legal move and the
-    policy fills no own eye, so every playout ends with all 25 points Black's."""
-    eyes = {"A1", "A5", "C3", "E1", "E5"}
-    b = Board(5, komi)
-    b.setup([f"{c}{r}" for c in "ABCDE" for r in range(1, 6) if f"{c}{r}" not in eyes], [])
-    return b
-
-
-def _black_result(komi, score_bonus, playouts=3000):
-    s = Search(100000, seed=3, score_bonus=score_bonus)
-    s.set_root(_black_board(komi))
-    s.run(1, playouts)
-    kids = s.children()
-    return sum(v * w for _, v, w, _ in kids) / sum(v for _, v, _, _ in kids)
-
-
-@pytest.mark.parametrize("komi, value", [(12.5, 0.8 + 0.2 * 12.5 / 37.5),   # won by 12.5
-                                         (37.5, 0.2 - 0.2 * 12.5 / 62.5),   # lost by 12.5
-                                         (25.0, 0.5)])                      # jigo
-def test_score_bonus_moves_each_result_by_its_margin(komi, value):
-    # Fuego's score modification: a win 1 - S + S * margin / max score, a loss S + S * margin /
-    # max score (max score: the board's points + |komi|), kept in half wins by random rounding
-    plain = _black_result(komi, 0.0)
-    assert plain == (1.0 if komi < 25 else 0.0 if komi > 25 else 0.5)
-    got = _black_result(komi, 0.2)
-    assert abs(got - value) < 0.02, (got, value)
-    assert got == 0.5 if komi == 25 else got != plain       # a jigo counts half, as before
-
-
-def test_score_bonus_is_checked_and_reaches_the_tree_from_the_command_line():
-    from gammago.engine import Engine
-    assert DEFAULTS["score_bonus"] == 0.0
-    for bad in (-0.1, 0.5):
-        with pytest.raises(ValueError, match="score_bonus"):
-            Search(10000, score_bonus=bad)
-    cfg = engine_config(["--score-bonus", "0.02", "--playouts", "300", "--mode", "rollouts"])
-    e = Engine(cfg)
-    e.new_game(9, 7)
-    assert e.search.params["score_bonus"] == 0.02
-    assert e.genmove("b") not in ("pass", "resign")
-    with pytest.raises(ValueError, match="--score-bonus"):
-        engine_config(["--score-bonus", "0.7"])
-
-
 # A 9x9 position where White's 16 stones inside Black's wall (one eye at D6) are dead: every
 # rollout takes them, so the mercy rule ends nearly all of them.
 DEAD_GROUP = ["..X...X..",
@@ -847,11 +592,6 @@ def test_mercy_rule_decides_rollouts_and_counts_owners_of_played_out_ones_only()
     assert res[0][2][4:7, 1:7].mean() > 0.95 and res[1000][2][4:7, 1:7].mean() > 0.95
     if res[5][1]:
         assert res[5][2][4:7, 1:7].mean() > 0.95
-    # the rollouts that record their moves for LGRF keep the rule too
-    lg = Search(200000, seed=4, mercy=5, lgrf=1)
-    lg.set_root(b)
-    lg.run(1, 3000)
-    assert lg.owned < 300
     with pytest.raises(ValueError, match="mercy"):
         Search(10000, mercy=-1)
 

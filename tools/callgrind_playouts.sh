@@ -24,7 +24,7 @@ else
 fi
 valgrind --tool=callgrind --callgrind-out-file="$out" \
     --toggle-collect=__pyx_f_7gammago_7playout_playout_run "$py" -c "$code" >/dev/null 2>&1
-callgrind_annotate --inclusive=no "$out" | grep -E "(board|playout|features|rollout|tail|tactics|lgrf)\.c" \
+callgrind_annotate --inclusive=no "$out" | grep -E "(board|playout|features|rollout|tail|tactics)\.c" \
     | grep -v "=>" | head -25
 total=$(callgrind_annotate "$out" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
 moves=$(cat "$movesf")

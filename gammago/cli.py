@@ -2,10 +2,13 @@
 
 Every module listed in COMMANDS provides `add_arguments(parser)` and `main(args) -> int`. Only
 the module of the sub-command that runs is imported (its options are built then), so
-`gammago gtp` starts without what the other commands need (scipy, onnxruntime, dask).
+`gammago gtp` starts without what the other commands need (scipy, onnxruntime, dask, torch).
+A command that needs an optional extra (EXTRAS) says so in `gammago --help` when the extra is
+not installed, and names what to install when it runs.
 """
 import argparse
 import importlib
+import importlib.util
 import sys
 
 # (name, module, one-line help)
@@ -17,10 +20,31 @@ COMMANDS = [
     ("compare", "gammago.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
     ("selfplay", "gammago.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),
     ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
+    ("train-net", "gammago.train_net", "train the policy/value net on SGF or self-play records, to ONNX (PyTorch)"),
     ("train-balance", "gammago.train_balance", "simulation balancing of the rollout gammas on labelled positions"),
     ("predict", "gammago.predict", "move-prediction accuracy of gammas or a net on SGF records"),
     ("regress", "gammago.regress", "run GNU Go / Fuego regression suites (.tst) against a GTP engine"),
 ]
+
+# command: (the optional extra it needs, the modules that extra installs)
+EXTRAS = {"train-net": ("train", ("torch", "onnx"))}
+
+
+def _installed(module):
+    """Whether module can be found, without importing it (torch takes seconds to import)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _help(name, help_text):
+    """A command's one-line help; with the extra it needs when that is not installed."""
+    if name in EXTRAS:
+        extra, modules = EXTRAS[name]
+        if not all(_installed(m) for m in modules):
+            help_text += f' [needs the {extra} extra: pip install -e ".[{extra}]"]'
+    return help_text
 
 
 def _command_in(argv):
@@ -40,6 +64,8 @@ def build_parser(command=None):
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module, help_text in COMMANDS:
+        if command in (None, "", name):    # the help that can be shown
+            help_text = _help(name, help_text)
         p = sub.add_parser(name, help=help_text, description=help_text)
         if command is None or name == command:
             mod = importlib.import_module(module)

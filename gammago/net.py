@@ -1,4 +1,4 @@
-"""The policy/value net at run time: an ONNX model (made by tools/train_net.py) in onnxruntime.
+"""The policy/value net at run time: an ONNX model (made by `gammago train-net`) in onnxruntime.
 
     net = Net("models/gammago-net-b6c64.onnx")         # refuses a mismatched or corrupt file
     probs, values = net.evaluate([board1, board2])     # batched; probs [N, size*size + 1]
@@ -8,7 +8,7 @@
 Providers: CUDA when it can load (probed once, quietly), else CPU; the one that runs is said once
 on stderr (logger 'gammago'). Symmetries: each position is evaluated under one random symmetry of
 the 8 ("random", the default) or under all 8, averaged ("average"). The net sees the input planes of
-gammago.planes (the same function tools/train_net.py trains on); its metadata must name the same
+gammago.planes (the same function `gammago train-net` trains on); its metadata must name the same
 plane version, or the model is refused with its path and the reason.
 
 Policy vectors index points as row * size + col (row 0 = line 1, col 0 = column A), pass last.
@@ -29,7 +29,8 @@ from gammago.board import Board, format_vertex, parse_vertex
 
 log = logging.getLogger("gammago")
 
-MODEL_FORMAT = "gammago-net 1"     # what models carry; tools/train_net.py writes this value
+MODEL_FORMAT = "gammago-net 1"     # what models carry; gammago.net_export writes this value
+VALUE_HEADS = ("own", "pool")      # the value heads a model's metadata may name (net_model.GoNet)
 SYMMETRY_MODES = ("random", "average")
 MODELS_DIR = shipped_dir("models")
 DEFAULT_MODEL = str(MODELS_DIR / "gammago-net-b6c64.onnx")

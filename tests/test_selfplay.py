@@ -193,13 +193,13 @@ def test_bad_records_are_named_and_skipped(run_dir, tmp_path, capsys):
 def test_train_net_trains_a_small_board_net_on_selfplay_records(run_dir, tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    T = load_tool("train_net")
+    from gammago import cli, net_training
     out = tmp_path / "sp7.onnx"
     threads = torch.get_num_threads()
     try:
-        rc = T.main(["--selfplay", str(run_dir), "--heldout-permille", "600", "--out", str(out),
-                     "--blocks", "1", "--channels", "8", "--minutes", "0.02", "--batch", "16",
-                     "--eval-every", "1000", "--device", "cpu", "--generation", "1"])
+        rc = cli.main(["train-net", "--selfplay", str(run_dir), "--heldout-permille", "600", "--out", str(out),
+                       "--blocks", "1", "--channels", "8", "--minutes", "0.02", "--batch", "16",
+                       "--eval-every", "1000", "--device", "cpu", "--generation", "1"])
     finally:
         torch.set_num_threads(threads)
     assert rc == 0
@@ -212,14 +212,14 @@ def test_train_net_trains_a_small_board_net_on_selfplay_records(run_dir, tmp_pat
     target = (torch.tensor([[2, 1]]), torch.tensor([[0.75, 0.25]]))
     logp = torch.log_softmax(logits, 1)[0]
     want = -(0.75 * logp[2] + 0.25 * logp[1])
-    assert abs(T.policy_loss(logits, None, target).item() - want.item()) < 1e-6
+    assert abs(net_training.policy_loss(logits, None, target).item() - want.item()) < 1e-6
 
 
 def test_symmetric_targets_turn_with_the_planes(run_dir):
     torch = pytest.importorskip("torch")
-    T = load_tool("train_net")
+    from gammago import net_batches
     data = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=0, progress=False)
-    pos = T.Positions(data, "train", "cpu")
+    pos = net_batches.Positions(data, "train", "cpu")
     idx = torch.arange(min(8, pos.n))
     x0, move0, _, _ = pos.batch(idx)
     for k in range(8):

@@ -247,8 +247,6 @@ class EngineConfig:
     net_children: int = ROOT_CHILDREN  # net-root: root moves searched (the net's best)
     net_cpuct: float = ROOT_CPUCT  # net-root: PUCT exploration weight of the net priors
                                    # at the root
-    net_reply_priors: bool = False  # net-root: the net's policy (not the gammas) orders and rates
-                                   # the replies to each root move (the root children's children)
     policy_temperature: float = 0.0  # net-policy / gamma-policy: 0 argmax, T > 0 sample p^(1/T) (--seed)
     dynkomi: str = "auto"          # linear: in handicap games the search counts an extra komi for
                                    # White that shrinks to 0 over the first moves (Engine.extra_komi);
@@ -463,11 +461,6 @@ class EngineConfig:
                        help="net-root: root moves searched (the net's best)")
         n.add_argument("--net-cpuct", type=float, default=d.net_cpuct,
                        help="net-root: PUCT weight of the net priors at the root")
-        n.add_argument("--net-reply-priors", action=argparse.BooleanOptionalAction,
-                       default=d.net_reply_priors,
-                       help="net-root: the net's policy (from the evaluation of each root move "
-                            "that gives its value) orders and rates the replies to it in its tree, "
-                            "instead of the gammas")
         n.add_argument("--policy-temperature", type=float, default=d.policy_temperature,
                        help="net-policy / gamma-policy: 0 plays the policy's best move; T > 0 samples "
                             "moves with probability ~ p^(1/T), seeded by --seed")

@@ -15,7 +15,6 @@ Policy vectors index points as row * size + col (row 0 = line 1, col 0 = column 
 Values are in -1..1 for the side to move of the position evaluated.
 """
 import contextlib
-import functools
 import importlib.util
 import io
 import logging
@@ -25,7 +24,7 @@ import numpy as np
 
 from gammago import planes as P
 from gammago import find_shipped, shipped_dir
-from gammago.board import Board, format_vertex, parse_vertex
+from gammago.board import format_vertex, parse_vertex
 
 log = logging.getLogger("gammago")
 
@@ -120,22 +119,6 @@ def vertex_index(board, vertex):
     n = board.size
     rc = parse_vertex(vertex, n)
     return n * n if rc is None else rc[0] * n + rc[1]
-
-
-@functools.lru_cache(maxsize=None)
-def _index_points(n):
-    """Board point index of every policy index (pass last), on an n x n board."""
-    b = Board(n)
-    return np.array([b.point(index_to_vertex(i, n)) for i in range(n * n + 1)], np.intp)
-
-
-def point_policy(probs, n):
-    """A policy [n*n + 1] (vertex_index order) as an array by the board's point index (pass
-    at 0, up to the last point of the board), as gammago.tree.Search.set_root_prior takes it."""
-    points = _index_points(n)
-    out = np.zeros(int(points.max()) + 1, np.float64)
-    out[points] = probs[:n * n + 1]
-    return out
 
 
 def find(path):
@@ -267,21 +250,16 @@ class Net:
         w = w / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
         return dict(zip(moves, w.tolist()))
 
-    def child_values(self, board, vertices, policies=False):
+    def child_values(self, board, vertices):
         """{vertex: value for the side to move at `board`} of the position after each move,
-        evaluated in one batch. Illegal vertices raise ValueError. policies: also return the
-        policy of each of those positions, {vertex: probabilities by point index} (see
-        point_policy)."""
+        evaluated in one batch. Illegal vertices raise ValueError."""
         children = []
         for v in vertices:
             child = board.copy()
             child.play(v)
             children.append(child)
-        probs, values = self.evaluate(children)
-        out = {v: -float(x) for v, x in zip(vertices, values)}
-        if policies:
-            return out, {v: point_policy(p, board.size) for v, p in zip(vertices, probs)}
-        return out
+        _probs, values = self.evaluate(children)
+        return {v: -float(x) for v, x in zip(vertices, values)}
 
     def best_move(self, board, allow_pass=False):
         """The legal move the policy likes most (net policy alone, no search); pass if none."""

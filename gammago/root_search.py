@@ -37,10 +37,6 @@ class RootSearch:
     It meets gammago.search.SearchProtocol, as tree.Search does, so gammago.engine drives
     either the same way.
 
-    reply_priors (--net-reply-priors): the policy of the net's evaluation of each root move (the
-    one that gives its value, so no extra evaluation) orders and rates the replies to it, the
-    children of its tree's root, instead of the gammas (tree.Search.set_root_prior).
-
     The child trees are kept between moves (set_root): after our move and the reply, each new
     root child's tree starts as the old tree's subtree for that line (tree.Search.graft).
     Every search thread runs the root loop (work) on its own worker of the child trees.
@@ -56,11 +52,10 @@ class RootSearch:
     """
 
     def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,
-                 c_puct=ROOT_CPUCT, max_nodes=0, reply_priors=False):
+                 c_puct=ROOT_CPUCT, max_nodes=0):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"net lambda must be in [0, 1], not {lam}")
         self.net, self.make_search, self.lam = net, make_search, float(lam)
-        self.reply_priors = bool(reply_priors)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
         self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
         self.ladders = True       # the ladder reader adjusts the net's priors, as the trees'
@@ -194,10 +189,7 @@ class RootSearch:
             moves = ["pass"]
             pri = {"pass": 1.0}
         total = sum(pri[m] for m in moves) or 1.0
-        if self.reply_priors:
-            values, policies = self.net.child_values(b, moves, policies=True)
-        else:
-            values, policies = self.net.child_values(b, moves), None
+        values = self.net.child_values(b, moves)
         self.kids = []
         old, self._old = self._old, None
         for m in moves:
@@ -214,8 +206,6 @@ class RootSearch:
                     s.limit_nodes(self.max_nodes - self.nodes)
                 k["visits"] = s.graft(old[0], old[1] + (k["point"],))
                 k["rate"] = self._rollout_rate(k)
-            if policies is not None:
-                s.set_root_prior(policies[m])   # the replies to m, rated by the net
             self.kids.append(k)
         if self._gumbel is not None:
             g = self._gumbel[1].gumbel(size=len(self.kids))

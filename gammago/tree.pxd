@@ -124,10 +124,6 @@ ctypedef struct tree_t:
     float crit[MAX_PTS]
     worker_t* workers
     int nworkers
-    # priors of the root's children given from outside (Search.set_root_prior: the net's
-    # policy in gammago.root_search.RootSearch), by point (PASS = 0); used instead of prior_t at the root
-    float* root_prior
-    int has_root_prior
     int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)
     # moves kept out of the tree (Search.set_avoid: lz-analyze's avoid / allow): a move p of
     # colour c is left out of a node's children while its ply is <= avoid[c][p], the ply of the

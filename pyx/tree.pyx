@@ -277,27 +277,22 @@ cdef inline float _rating(double r, double best) noexcept nogil:
     x = 1.0 + log(r / best) / (RATING_LOG_DECADES * 2.302585092994046)
     return <float>(x if x > 0 else 0)
 
-cdef void _rate_sorted(tree_t* t, const board_t* b, bint root, const int16_t* moves,
-                       const int16_t* keys, int n, rated_t* out, float* best) noexcept nogil:
-    """Prior ratings of moves by the side to move on b: the prior given for the root
-    (set_root_prior) when root and one is set, else the tree's prior; then the ladder reader's
-    adjustment (prior_ladders).
-    out: (rating, keys[i]) sorted best first (ties by key); best: the best rating (1 when all
+cdef void _rate_sorted(tree_t* t, const board_t* b, const int16_t* moves, int n, rated_t* out,
+                       float* best) noexcept nogil:
+    """Prior ratings of moves by the side to move on b: the tree's prior, then the ladder
+    reader's adjustment (prior_ladders).
+    out: (rating, move) sorted best first (ties by move); best: the best rating (1 when all
     are 0), as _rating takes it."""
     cdef float r[MAX_PTS + 1]
     cdef int i, c = b.to_move
-    if root and t.has_root_prior:
-        for i in range(n):
-            r[i] = t.root_prior[moves[i]]
-    else:
-        t.prior.rate(t.prior.ctx, b, c, moves, n, r)
+    t.prior.rate(t.prior.ctx, b, c, moves, n, r)
     prior_ladders(b, c, moves, n, r)
     best[0] = 0
     for i in range(n):
         if r[i] > best[0]:
             best[0] = r[i]
         out[i].r = r[i]
-        out[i].move = keys[i]
+        out[i].move = moves[i]
     if best[0] <= 0:
         best[0] = 1
     qsort(out, n, sizeof(rated_t), _by_rating)
@@ -339,7 +334,7 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept n
     if first < 0:
         gg_store8(&nd.state, NODE_NOROOM)
         return 0
-    _rate_sorted(t, b, idx == 0, moves, moves, n, sorted_, &best)
+    _rate_sorted(t, b, moves, n, sorted_, &best)
     for i in range(n):
         _node_init(ND(t, first + i), sorted_[i].move, _rating(sorted_[i].r, best))
     nd.first = first
@@ -351,41 +346,6 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept n
     gg_store8(&nd.state, NODE_EXPANDED)
     return 1
 
-cdef void _rerate_root(tree_t* t) noexcept nogil:
-    """Rate the expanded root's children by t.root_prior (ladders read as at expansion) and
-    sort its block again: the visited children first (their work stays open to selection),
-    then the others, each group by the new rating, so widening opens the best rated next."""
-    cdef node_t* nd = ND(t, 0)
-    cdef int n = nd.nchildren, i, j, k = 0, pass_, nvisited = 0
-    cdef int16_t moves[MAX_PTS + 1]
-    cdef int16_t index[MAX_PTS + 1]
-    cdef rated_t sorted_[MAX_PTS + 1]
-    cdef node_t* tmp
-    cdef float best
-    if nd.state != NODE_EXPANDED or n == 0:
-        return
-    tmp = <node_t*>malloc(n * sizeof(node_t))
-    if tmp == NULL:
-        return
-    for i in range(n):
-        tmp[i] = ND(t, nd.first + i)[0]
-    for i in range(n):
-        moves[i] = tmp[i].move
-        index[i] = i                 # sorted by the child's index in tmp (ties: the old order)
-    _rate_sorted(t, t.root, 1, moves, index, n, sorted_, &best)
-    for pass_ in range(2):
-        for i in range(n):
-            j = sorted_[i].move
-            if (tmp[j].visits > 0) != (pass_ == 0):
-                continue
-            ND(t, nd.first + k)[0] = tmp[j]
-            ND(t, nd.first + k).rating = _rating(sorted_[i].r, best)
-            k += 1
-            if pass_ == 0:
-                nvisited += 1
-    if nd.nopen < nvisited:
-        nd.nopen = nvisited
-    free(tmp)
 
 cdef enum:
     ADAPT_BASE_VISITS = 16   # the adaptive tail's baseline: the deepest node of the path this
@@ -806,7 +766,6 @@ cdef class Search:
         if self.t.budget != NULL:
             _budget_drop(self.t.budget)
         free(self.t.root)
-        free(self.t.root_prior)
 
     cdef void _free_workers(self):
         cdef int i
@@ -1028,30 +987,6 @@ cdef class Search:
         with nogil:
             self.t.top = _copy_subtree(&other.t, node, &self.t)
         return ND(&self.t, 0).visits
-
-    def set_root_prior(self, prior):
-        """Rate the root's children by `prior` (a sequence indexed by point, PASS = 0, e.g. a
-        net's policy; None: back to the tree's own prior) instead of the tree's prior: at the
-        root's expansion, or now when the root is already expanded (kept or grafted): then the
-        visited children are moved to the front, each group in the new order. Ladders are read
-        as for the tree's prior. Kept until changed; set_root with another position should
-        come with its own."""
-        cdef int p
-        if prior is None:
-            self.t.has_root_prior = 0
-            return
-        if self.t.root_prior == NULL:
-            self.t.root_prior = <float*>calloc(MAX_PTS + 1, sizeof(float))
-            if self.t.root_prior == NULL:
-                raise MemoryError()
-        if len(prior) > MAX_PTS + 1:
-            raise ValueError(f"root prior of {len(prior)} points, at most {MAX_PTS + 1}")
-        for p in range(MAX_PTS + 1):
-            self.t.root_prior[p] = float(prior[p]) if p < len(prior) else 0.0
-        self.t.has_root_prior = 1
-        if ND(&self.t, 0).state == NODE_EXPANDED:
-            with nogil:
-                _rerate_root(&self.t)
 
     def set_avoid(self, avoid=(), int base=0):
         """Keep moves out of the tree (lz-analyze's and kata-analyze's avoid and allow):

@@ -759,7 +759,7 @@ class _FlatNet:
     def priors(self, board, include_pass=True):
         return {"E5": 0.6, "C3": 0.4}
 
-    def child_values(self, board, vertices, policies=False):
+    def child_values(self, board, vertices):
         return {v: 0.0 for v in vertices}
 
 

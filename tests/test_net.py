@@ -317,61 +317,6 @@ def test_root_children_share_one_node_budget():
 
 
 @needs_model
-def test_reply_priors_order_each_root_childs_replies_by_the_net():
-    """reply_priors: the replies to each root move are ordered by the net's policy of the
-    position after it (the evaluation that gave its value), also in trees kept from the last
-    move; without it, by the gammas."""
-    from gammago import tree
-    net = N.Net(SHIPPED, seed=1, symmetry="average")   # the same policy in every call
-    b = position(9)
-    rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000,
-                      reply_priors=True)
-    plain = RootSearch(net, lambda: tree.Search(50000, seed=1), children=4, max_nodes=50000)
-    for r in (rs, plain):
-        r.set_root(b)
-        r.run(1, 400)
-    differ = 0
-    for k, kp in zip(rs.kids, plain.kids):
-        child = b.copy()
-        child.play(k["move"])
-        pri = net.priors(child)
-        top = max(pri, key=pri.get)
-        assert child.vertex(k["search"].children()[0][0]) == top
-        differ += kp["search"].children()[0][0] != k["search"].children()[0][0]
-    assert differ >= 1                           # the gammas order some of them otherwise
-    # kept trees are re-sorted by the net too
-    best = max(rs.kids, key=lambda k: k["visits"])
-    m2 = max(best["search"].children(), key=lambda c: c[1])[0]
-    b.play(b.vertex(best["point"]))
-    b.play(b.vertex(m2))
-    rs.set_root(b, [best["point"], m2])
-    rs.prepare(1, 100)
-    grafted = [k for k in rs.kids if k["visits"]]
-    assert grafted
-    for k in grafted:
-        child = b.copy()
-        child.play(k["move"])
-        pri = net.priors(child)
-        kids = k["search"].children()
-        nvisited = sum(1 for _, v, _, _ in kids if v)
-        unvisited = [child.vertex(p) for p, v, _, _ in kids if not v]
-        ranked = [v for v in sorted(pri, key=pri.get, reverse=True) if v in set(unvisited)]
-        assert unvisited[:3] == ranked[:3]
-        assert all(v for _, v, _, _ in kids[:nvisited])
-
-
-@needs_model
-def test_engine_flag_net_reply_priors_reaches_the_root_search():
-    from gammago.engine import Engine
-    for flags, on in (([], False), (["--net-reply-priors"], True), (["--no-net-reply-priors"], False)):
-        cfg = engine_config(["--mode", "net-root", "--playouts", "50"] + flags)
-        e = Engine(cfg)
-        assert e.search.reply_priors is on
-        e.new_game(9, 7)
-        assert e.genmove("b") not in ("pass", "resign")
-
-
-@needs_model
 def test_engine_defaults_on_19x19_reach_the_child_trees():
     """--mode auto on 19x19: net-root with the rollouts' value alone (--net-lambda 0) and the
     light tail after ROLLOUT_LIGHT_AFTER_LARGE gamma moves in every root child's tree."""

@@ -231,44 +231,6 @@ def test_work_batch_runs_a_worker_for_n_playouts():
         s.work_batch(1, 1)
 
 
-def test_root_prior_from_outside_orders_the_root_children():
-    """set_root_prior rates the root's children by a given prior (a net's policy): at
-    expansion, and by re-sorting an expanded root, whose visited children stay open."""
-    import numpy as np
-    b = Board(9, 7)
-    pri = np.zeros(b.size * 0 + 121)
-    for v, p in (("A1", 0.5), ("J9", 0.3), ("E5", 0.01)):
-        pri[b.point(v)] = p
-    s = Search(100000, seed=1)
-    s.set_root(b)
-    s.set_root_prior(pri)
-    s.run(1, 300)
-    kids = s.children()
-    assert [b.vertex(p) for p, _, _, _ in kids[:3]] == ["A1", "J9", "E5"]
-    assert kids[0][3] == pytest.approx(1.0) and kids[3][3] == 0.0
-    # an expanded root (searched with the tree's own prior) is re-sorted in place
-    t = Search(100000, seed=1)
-    t.set_root(b)
-    t.run(1, 300)
-    before = {p: (v, w) for p, v, w, _ in t.children()}
-    fav = max(before, key=lambda p: before[p][0])
-    assert pri[fav] == 0 and before[fav][0] > 50
-    t.set_root_prior(pri)
-    after = t.children()
-    assert {p: (v, w) for p, v, w, _ in after} == before           # statistics moved along
-    nvisited = sum(1 for _, v, _, _ in after if v)
-    assert all(v for _, v, _, _ in after[:nvisited])               # the visited ones first,
-    rest = [b.vertex(p) for p, _, _, _ in after[nvisited:]]
-    assert rest[:3] == ["A1", "J9", "E5"]                          # then the new order
-    assert dict((p, r) for p, _, _, r in after)[fav] == 0.0        # the old favourite rated 0
-    t.run(1, 300)                                # searches on from the re-sorted root
-    assert t.root_visits == 600
-    now = dict((p, v) for p, v, _, _ in t.children())
-    assert now[fav] > before[fav][0]             # still open: searched on
-    assert now[b.point("A1")] > 0                # the new best opened next
-    s.set_root_prior(None)
-
-
 def test_superko_moves_are_not_children():
     # Black takes a ko, both pass: the recapture is legal by simple ko but repeats a position
     b = Board(5, 0.5)

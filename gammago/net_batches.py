@@ -30,7 +30,6 @@ def point_perm(n):
                      for k in range(8)]).astype(np.int64)
 
 
-
 class Positions:
     """One split's packed positions as tensors on `device` (the GPU's memory when training there),
     unpacked and turned by a symmetry batch by batch on that device, so the data pipeline is a

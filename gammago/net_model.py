@@ -35,7 +35,7 @@ class GoNet(nn.Module):
     direct, size-free path from "whose is each point" to "who wins". "pool" (the first shipped
     net's head) only sees mean- and max-pooled features through two dense layers."""
 
-    VALUE_HEADS = VALUE_HEADS
+    VALUE_HEADS = VALUE_HEADS          # gammago.net's: the names the metadata carries
 
     def __init__(self, blocks=4, channels=48, head=32, value_hidden=64, value_head="own"):
         super().__init__()

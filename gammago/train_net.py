@@ -124,8 +124,8 @@ def command_line(args):
     words = []
     for action in parser._actions:
         value = getattr(args, action.dest, None)
-        if not action.option_strings or value == action.default:
-            continue
+        if not action.option_strings or action.default == argparse.SUPPRESS or value == action.default:
+            continue                                  # --help, or an option left at its default
         if action.nargs == 0:
             words.append(action.option_strings[0])
         else:

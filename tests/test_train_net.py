@@ -179,6 +179,9 @@ def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
     for ext in (".onnx", ".png", ".json", ".pt"):
         assert (tmp_path / f"tiny{ext}").stat().st_size > 0
     net = N.Net(str(out), seed=1)
+    # not run from the command line: the options that differ from their defaults, which rerun it
+    assert net.metadata["command"] == (f"gammago train-net --out {out} --cache {cache} --blocks 1 --channels 8 "
+                                       "--minutes 0.02 --batch 16 --device cpu --eval-every 1000.0")
     board = Board(9)
     for v in ("D4", "F6", "C6", "pass", "E3"):
         board.play(v)

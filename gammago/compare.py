@@ -38,6 +38,7 @@ The ratings: gammago.ratings (a Bradley-Terry fit over all the games, draws half
 --anchor held at its rating).
 """
 import dataclasses
+import json
 import os
 import re
 import shlex
@@ -49,7 +50,8 @@ import time
 from gammago import cluster
 from gammago.board import SIZES
 from gammago.gtp_process import (COMMAND_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S, EngineFailure,
-                                 GtpProcess, ask_identity, expand_command, wrong_build)
+                                 GtpProcess, ask_identity, expand_command, recorded_build,
+                                 wrong_build)
 from gammago.match_record import MatchConfig, read_record, summarize, write_record
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")     # a player's name: also a file name
@@ -64,7 +66,7 @@ class Player:
     command: str               # as played (gammago settings, --seed {seed}, --playouts added)
     timed: bool                # sent time_settings under --time-per-move
     engine: str = ""           # its GTP name and version
-    build: str = ""            # a gammago's `gammago-build`, "" for other engines
+    build: str = ""            # a gammago's `gammago-build` as recorded (recorded_build), "" for others
 
 
 @dataclasses.dataclass
@@ -198,6 +200,15 @@ def identify(command, seed, size, komi, time_per_move):
         proc.close()
 
 
+def _finished(path):
+    """Whether the match record at path says it is finished (None: no readable record)."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("finished")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def check_players(players, settings, client=None):
     """Fill in each player's engine and build; ValueError for the first that fails."""
     for p in players:
@@ -215,7 +226,7 @@ def check_players(players, settings, client=None):
         why = wrong_build(p.command, got["build"])
         if why:
             raise ValueError(f"player {p.name}: {why}")
-        p.engine, p.build = got["engine"], got["build"]
+        p.engine, p.build = got["engine"], recorded_build(got["build"], p.command)
 
 
 def make_pairings(players, pairs, settings, out):
@@ -476,9 +487,12 @@ def _compare(args, players, pairs, anchor, settings, client):
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, interrupt)
+    kept = {p.label: (len(p.results), _finished(p.record)) for p in pairings}
     complete = run_pairings(pairings, client, progress=not args.quiet, on_result=record)
     for p in pairings:
-        record(p, finished=len(p.counted()) >= p.cfg.games)
+        finished = len(p.counted()) >= p.cfg.games
+        if kept[p.label] != (len(p.results), finished):     # (one this run left alone stays)
+            record(p, finished)
     text = rating_report.write(args.out, players, pairings, outcomes(pairings),
                                forfeits_lost(pairings), anchor, settings, complete, wall(),
                                method=args.interval, samples=args.bootstrap, seed=args.seed)

@@ -11,7 +11,10 @@ leading word `gammago` runs this gammago with the current Python (`python -m gam
 `gnugo:LEVEL` is GNU Go 3.8 as a referee's rules want it; `{seed}` becomes the given seed.
 A timeout, a crash or an error answer raises EngineFailure, whose .reason says which.
 engine_identity asks an engine its name and, for a gammago, the code it runs (`gammago-build`);
-wrong_build says when that is not the build its command names.
+wrong_build says when that is not the build its command names; recorded_build is that answer as a
+record keeps it (the package directory as the command names it, or relative to the working
+directory: never the absolute path the engine reports), recorded_argv an argv as a record keeps
+it (this Python by its name).
 """
 import collections
 import os
@@ -232,11 +235,82 @@ def wrong_build(command, build):
     PYTHONPATH=DIR but whose engine runs the package of another directory. `python -m gammago`
     puts the working directory first on sys.path, so a baseline given as
     `env PYTHONPATH=/old python -m gammago gtp` runs the checkout the match was started in."""
-    dirs = [os.path.realpath(os.path.expanduser(d))
-            for v in re.findall(r"PYTHONPATH=['\"]?([^\s'\"]+)", command)
-            for d in v.split(os.pathsep) if d and not set("$`") & set(d)]   # (a shell's to expand)
+    dirs = [real for kind, _, real in named_dirs(command) if kind == "PYTHONPATH"]
     if not dirs or not build or any(build.startswith(d + os.sep) for d in dirs):
         return ""
     return (f"its command sets PYTHONPATH={os.pathsep.join(dirs)} but it runs {build}: `python -m` "
             "puts the working directory first on sys.path; start the match from another directory, "
             "or start the engine in its own (`sh -c 'cd DIR && exec python -m gammago gtp ...'`)")
+
+
+_NAMED = re.compile(r"(?:^|(?<=[\s;&|('\"]))cd\s+([^\s'\";&|)]+)|PYTHONPATH=['\"]?([^\s'\"]+)")
+
+
+def named_dirs(command):
+    """The directories an engine command line names, in order: [(kind, spelling, real path)],
+    kind "cd" for a `cd DIR`, "PYTHONPATH" for each entry of a PYTHONPATH=DIR. A relative
+    directory is taken from where the shell would be: the working directory, or the last `cd`
+    before it (`cd ../old && exec env PYTHONPATH=. python -m gammago gtp` names ../old twice);
+    its spelling is relative to the working directory, as given. Those for the shell to expand
+    ($, `) are left out, and so is what a `cd` to one of them makes unknown."""
+    out = []
+    here_given, here = "", os.getcwd()          # here None: after a cd to an unknown place
+    for m in _NAMED.finditer(command):
+        kind = "cd" if m.group(1) is not None else "PYTHONPATH"
+        for d in ([m.group(1)] if kind == "cd" else m.group(2).split(os.pathsep)):
+            if not d:
+                continue
+            if set("$`") & set(d):
+                if kind == "cd":
+                    here_given = here = None
+                continue
+            d_user = os.path.expanduser(d)
+            if os.path.isabs(d_user):
+                given, real = d, os.path.realpath(d_user)
+            elif here is None:
+                continue
+            else:
+                given = os.path.normpath(os.path.join(here_given, d)) if here_given else d
+                real = os.path.realpath(os.path.join(here, d_user))
+            out.append((kind, given, real))
+            if kind == "cd":
+                here_given, here = given, real
+    return out
+
+
+def _split_build(build):
+    """(package directory, commit) of a `gammago-build` answer ("DIR COMMIT", or "DIR" outside a
+    git checkout; the directory is the package's, so it ends in the package's name)."""
+    head, sep, tail = build.rpartition(" ")
+    if sep and os.sep not in tail:
+        return head, tail
+    return build, ""
+
+
+def recorded_build(build, command=""):
+    """A `gammago-build` answer as a record keeps it. The engine reports its package directory
+    as an absolute path; the record names it as the engine's command does (under a `cd DIR` or
+    PYTHONPATH=DIR of the command, spelt as given there: `../build-1b89cff/gammago`), else
+    relative to the working directory (`gammago` for the checkout a match is run from), so that
+    a record holds no path of the machine that nobody gave. The commit is kept; "" stays ""."""
+    if not build:
+        return ""
+    package, commit = _split_build(build.strip())
+    if not os.path.isabs(package):
+        return build.strip()
+    real = os.path.realpath(package)
+    shown = None
+    for _, given, d in named_dirs(command):
+        if real == d or real.startswith(d + os.sep):
+            rest = os.path.relpath(real, d)
+            shown = given if rest == "." else os.path.join(given, rest)
+            break
+    if shown is None:
+        shown = os.path.relpath(real)
+    return f"{shown} {commit}".strip()
+
+
+def recorded_argv(argv):
+    """An engine's argv as a record keeps it: this Python (which `gammago ...` expands to) by its
+    file name, not by the absolute path it was installed at; the rest as given."""
+    return [os.path.basename(a) if a == sys.executable else a for a in argv]

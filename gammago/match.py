@@ -25,6 +25,9 @@ The record (--json FILE) is rewritten after every game, atomically, so a match s
 (Ctrl-C, a killed process, a rebooted machine) keeps every finished game; the same command with
 --resume continues it, playing only the missing games (a larger --games extends a finished match).
 It refuses a record made with other settings (engines, size, komi, handicap, seed, time, SPRT).
+Its paths are as given (--sgf-dir, the engine commands: relative ones stay relative), and the
+build a gammago engine runs is named as its command names the directory, else relative to the
+working directory (gtp_process.recorded_build), never by the absolute path the engine reports.
 
 With --handicap N, Black gets the spec's fixed layout of N stones (both engines are sent
 `fixed_handicap N` and must answer those points) and White moves first.
@@ -49,7 +52,7 @@ import time
 from gammago import cluster
 from gammago.board import SIZES
 from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, engine_identity,
-                                 expand_command, wrong_build)
+                                 expand_command, recorded_build, wrong_build)
 from gammago.match_record import MatchConfig, format_table, read_record, summarize, write_record
 from gammago.referee import play_game
 from gammago.stats import sprt_bounds
@@ -308,7 +311,7 @@ def _play(args, cfg, done, wall_before, client):
             print(f"gammago match: engine{k}: {why}", file=sys.stderr)
             return 2
         cfg.names[k] = cfg.names[k] or name
-        cfg.builds[k] = build
+        cfg.builds[k] = recorded_build(build, cfg.engines[k])
     if cfg.names[1] == cfg.names[2]:
         cfg.names = {1: cfg.names[1] + " (1)", 2: cfg.names[2] + " (2)"}
     for k in (1, 2):

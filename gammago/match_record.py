@@ -53,7 +53,7 @@ class MatchConfig:
     sprt: tuple = None         # (elo0, elo1)
     alpha: float = 0.05
     beta: float = 0.05
-    builds: dict = dataclasses.field(default_factory=dict)  # {k: gammago-build answer, "" if none}
+    builds: dict = dataclasses.field(default_factory=dict)  # {k: gtp_process.recorded_build, "" if none}
 
 
 # --- the table ------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ import time
 
 from gammago import cluster
 from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, GtpProcess, engine_identity,
-                                 expand_command, wrong_build)
+                                 expand_command, recorded_argv, recorded_build, wrong_build)
 from gammago.match_record import write_json
 
 # --- constants ----------------------------------------------------------------------------------
@@ -279,6 +279,16 @@ def _outcome(passed, known_bug):
     return PASS if passed else FAIL
 
 
+def _as_written(detail, setup):
+    """An engine's message about a setup command with the command, and loadsgf's file, named as
+    the .tst file writes them (the engine was sent the file's absolute path)."""
+    detail = detail.replace(setup.command, setup.text)
+    sent, written = setup.command.split(), setup.text.split()
+    if len(sent) >= 2 and len(written) >= 2 and sent[1] != written[1]:
+        detail = detail.replace(sent[1], written[1])
+    return detail
+
+
 def run_file(tst, argv, label, timeout, on_result=None):
     """Run the tests of one TstFile; returns (results, notes) where notes lists what went wrong
     outside the tests (ignored setup commands)."""
@@ -300,7 +310,7 @@ def run_file(tst, argv, label, timeout, on_result=None):
                         setup_error = ""
                 except EngineFailure as e:      # refused, or the engine died on it
                     if e.reason != "error" or name in STATE_COMMANDS:
-                        setup_error = f"line {s.line} '{s.text}': {e.detail}"
+                        setup_error = f"line {s.line} '{s.text}': {_as_written(e.detail, s)}"
             pending = []
             colour = it.command.split()[1] if len(it.command.split()) > 1 else ""
             got, seconds = "", 0.0
@@ -380,7 +390,7 @@ def describe(r):
 
 def make_record(engine, argv, suite, results, by_file, total, errors, notes, finished, build=""):
     from gammago import __version__
-    return {"engine": engine, "argv": argv, "build": build, "suite": os.path.abspath(suite),
+    return {"engine": engine, "argv": recorded_argv(argv), "build": build, "suite": suite,
             "gammago_version": __version__, "finished": finished,
             "total": total, "files": by_file, "parse_errors": errors, "notes": notes,
             "tests": [dataclasses.asdict(r) for r in results]}
@@ -420,9 +430,11 @@ def main(args):
     except ValueError as e:
         print(f"{prog}: --engine: {e}", file=sys.stderr)
         return 2
-    suite = os.path.abspath(args.suite)
+    suite = os.path.abspath(args.suite)      # where loadsgf's files are, for the engine
+    suite_given = args.suite                 # what the record names: the path as given
     if not os.path.isdir(suite):
         suite = os.path.dirname(suite)
+        suite_given = os.path.dirname(args.suite) or "."
     paths = find_files(args.suite, args.files or [DEFAULT_FILES])
     if not paths:
         print(f"{prog}: no .tst file in {args.suite} matches {' '.join(args.files or [DEFAULT_FILES])}",
@@ -448,6 +460,7 @@ def main(args):
         if why:
             print(f"{prog}: --engine: {why}", file=sys.stderr)
             return 2
+        build = recorded_build(build, args.engine)
         if build:
             print(f"the engine runs {build}", file=sys.stderr)
 
@@ -475,8 +488,8 @@ def main(args):
         by_file.update((n, per_file[n][2]) for n in names)
         total = summarize(results, sum(s["skipped"] for s in by_file.values()))
         total["wall_s"] = round(time.monotonic() - t0, 1)
-        return make_record(args.engine, argv, suite, results, by_file, total, errors, notes, finished,
-                           build)
+        return make_record(args.engine, argv, suite_given, results, by_file, total, errors, notes,
+                           finished, build)
 
     todo = []
     for tst in files:

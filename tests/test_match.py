@@ -3,6 +3,7 @@ misbehaving GTP program), and real tiny 9x9 games: gammago vs gammago and gammag
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -194,10 +195,19 @@ def test_gammago_vs_gnugo_level1_cli(tmp_path, gnugo_path):
     assert sorted(os.listdir(sgf_dir)) == ["game_0001.sgf", "game_0002.sgf"]
 
 
-def _match_cli(*args, timeout=120):
+def _match_cli(*args, timeout=120, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "gammago", "match", "--quiet", *args],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+
+
+def _strings(x):
+    """Every string in a JSON value."""
+    if isinstance(x, dict):
+        return [s for k, v in x.items() for s in [k] + _strings(v)]
+    if isinstance(x, list):
+        return [s for v in x for s in _strings(v)]
+    return [x] if isinstance(x, str) else []
 
 
 def _match_in_background(js, *args, **popen):
@@ -291,6 +301,9 @@ def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refuse
     assert not wrong_build("gammago --playouts 20", build)       # no PYTHONPATH: nothing to check
     assert not wrong_build(f"env PYTHONPATH={other} python -m gammago gtp", "")   # older gammago
     assert not wrong_build("sh -c 'cd /x && exec env PYTHONPATH=$PWD python -m gammago gtp'", build)
+    # a relative PYTHONPATH after a cd is where the shell takes it from: that directory
+    assert not wrong_build(f"sh -c 'cd {ROOT} && exec env PYTHONPATH=. python -m gammago gtp'", build)
+    assert wrong_build(f"sh -c 'cd {other} && exec env PYTHONPATH=. python -m gammago gtp'", build)
     js = tmp_path / "m.json"
     # run from the checkout (cwd=ROOT): the engine imports ROOT's gammago, not the one it names
     p = _match_cli("--engine1", TINY, "--engine2",
@@ -298,14 +311,26 @@ def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refuse
                    "--games", "1", "--json", str(js))
     assert p.returncode == 2 and "engine2" in p.stderr and str(other) in p.stderr, p.stderr
     assert os.path.join(ROOT, "gammago") in p.stderr and not js.exists()
-    # the same build started in its own directory is what it names: the match runs, recorded
+    # the same build started in its own directory is what it names: the match runs, recorded;
+    # run from elsewhere with the paths given relative, the record names them so, the builds too
+    # (as the command names the directory; this gammago relative to the working directory)
+    rel = os.path.relpath(ROOT, tmp_path)
     p = _match_cli("--engine1", TINY, "--engine2",
-                   f"sh -c 'cd {ROOT} && exec env PYTHONPATH={ROOT} {sys.executable} -m gammago "
+                   f"sh -c 'cd {rel} && exec env PYTHONPATH=. {sys.executable} -m gammago "
                    "gtp --playouts 20 --quiet'", "--games", "1", "--max-moves", "20",
-                   "--json", str(js), timeout=300)
+                   "--sgf-dir", "sgf", "--json", "m.json", timeout=300, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    builds = json.loads(js.read_text())["config"]["builds"]
-    assert builds["1"] == builds["2"] == build and f"runs {build}" in p.stderr
+    data = json.loads((tmp_path / "m.json").read_text())
+    commit = build[len(os.path.join(ROOT, "gammago")):].strip()
+    recorded = f"{os.path.join(rel, 'gammago')} {commit}".strip()
+    assert data["config"]["builds"] == {"1": recorded, "2": recorded}
+    assert f"runs {recorded}" in p.stderr
+    assert data["config"]["sgf_dir"] == "sgf"
+    assert data["games"][0]["sgf"] == os.path.join("sgf", "game_0001.sgf")
+    assert (tmp_path / "sgf" / "game_0001.sgf").exists()
+    absolute = [w for s in _strings(data) for w in re.split(r"[\s'\"=:]+", s)
+                if any(w == d or w.startswith(d + os.sep) for d in (ROOT, str(tmp_path)))]
+    assert not absolute, absolute
 
 
 def test_sprt_decided_before_resuming_plays_nothing():

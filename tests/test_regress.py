@@ -225,11 +225,28 @@ def _check_capture_record(rec, engine):
     assert r["parse_errors"] == []
 
 
-def test_gammago_end_to_end(tmp_path, capsys):
+def _strings(x):
+    """Every string in a JSON value."""
+    if isinstance(x, dict):
+        return [s for k, v in x.items() for s in [k] + _strings(v)]
+    if isinstance(x, list):
+        return [s for v in x for s in _strings(v)]
+    return [x] if isinstance(x, str) else []
+
+
+def test_gammago_end_to_end(tmp_path, capsys, monkeypatch):
+    """The suite given relative (run from the checkout): the record names it so, and the
+    engine's build and argv hold no absolute path of this machine either."""
+    monkeypatch.chdir(ROOT)
+    suite = os.path.relpath(DATA, ROOT)
     rec = tmp_path / "r.json"
-    assert _run([DATA, "--files", "capture.tst", "--engine", GAMMAGO_200, "--json", str(rec)]) == 0
+    assert _run([suite, "--files", "capture.tst", "--engine", GAMMAGO_200, "--json", str(rec)]) == 0
     _check_capture_record(rec, GAMMAGO_200)
-    assert json.loads(rec.read_text())["build"].startswith(os.path.join(ROOT, "gammago"))
+    r = json.loads(rec.read_text())
+    assert r["suite"] == suite and r["build"].split(" ")[0] == "gammago"
+    assert r["argv"][:3] == [os.path.basename(sys.executable), "-m", "gammago"]
+    absolute = [s for s in _strings(r) if ROOT in s or s.startswith(os.sep)]
+    assert not absolute, absolute
     out = capsys.readouterr().out
     assert "capture.tst      7     3     2           1         1        1      57.1%" in out
     assert "capture.tst:30 (line 13) after 'loadsgf capture.sgf 5': reg_genmove black: expected [!G1], got G1" in out

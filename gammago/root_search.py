@@ -292,19 +292,28 @@ class RootSearch:
                                     reverse=True)[:(len(h["alive"]) + 1) // 2]
             h["target"] += self._round_share(len(h["alive"]))
 
-    def gumbel_choice(self):
-        """With set_gumbel: the move to play, the survivor of sequential halving with the highest
-        g + logit + sigma(q); None when this search did not run sequential halving."""
+    def _halved(self, board):
+        """Whether the last search ran sequential halving, from `board` when one is given (the
+        engine may decide a move without a search, after a pass: then the last search's state
+        is another position's)."""
         if self._halving is None:
+            return False
+        return board is None or (board.hash == self.board.hash and board.to_move == self.board.to_move)
+
+    def gumbel_choice(self, board=None):
+        """With set_gumbel: the move to play, the survivor of sequential halving with the highest
+        g + logit + sigma(q); None when the last search did not run sequential halving (from
+        `board`, when one is given)."""
+        if not self._halved(board):
             return None
         qhat, _, scale = self._sigma()
         return max(self._halving["alive"], key=lambda k: self._gumbel_score(k, qhat, scale))["move"]
 
-    def improved_policy(self):
+    def improved_policy(self, board=None):
         """With set_gumbel: {vertex: probability} over every legal root move, softmax(logit +
         sigma(completed q)), Gumbel AlphaZero's policy target (a move outside the root children
-        takes v_mix); None when this search did not run sequential halving."""
-        if self._halving is None:
+        takes v_mix); None as gumbel_choice(board) is."""
+        if not self._halved(board):
             return None
         qhat, vmix, scale = self._sigma()
         z = {v: lg + scale * qhat.get(v, vmix) for v, lg in self._logits.items()}

@@ -154,7 +154,7 @@ def play_game(cfg, index, stop=None):
             break
         sampled, improved = False, None
         if gumbel and move not in ("pass", "resign"):
-            chosen, improved = eng.search.gumbel_choice(), eng.search.improved_policy()
+            chosen, improved = eng.search.gumbel_choice(board), eng.search.improved_policy(board)
             if chosen is not None:
                 sampled = chosen != move
                 move = chosen

@@ -797,6 +797,9 @@ class IllegalMoveError(ValueError):
         self.vertex = vertex
         self.reason = reason
 
+    def __reduce__(self):      # pickled whole (a self-play worker's error reaches its parent)
+        return (IllegalMoveError, (self.vertex, self.reason))
+
 
 def parse_color(color):
     """'b', 'black', 'w', 'white' (any case) -> BLACK / WHITE; ints 1 and 2 pass through."""

@@ -181,3 +181,15 @@ def test_game_too_long_is_refused_cleanly():
     b.check()
     b.undo()
     b.play("pass")
+
+
+def test_illegal_move_error_pickles_whole(ko_board):
+    """A self-play worker process's error reaches its parent pickled."""
+    import pickle
+    try:
+        ko_board.play("E5")
+    except IllegalMoveError as e:
+        back = pickle.loads(pickle.dumps(e))
+        assert (back.vertex, back.reason, str(back)) == (e.vertex, e.reason, str(e))
+    else:
+        raise AssertionError("E5 is occupied")

@@ -337,3 +337,64 @@ def test_the_most_visited_move_as_the_policy_target(run_dir):
     assert (data["train_pidx"][has, 0] == data["train_move"][has]).all()
     with pytest.raises(ValueError, match="policy target"):
         D.read_positions([str(run_dir)], policy_target="played", progress=False)
+
+
+def test_gumbel_root_halves_the_candidates_and_targets_the_completed_q():
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    eng = Engine(EngineConfig(mode="net-root", playouts=320, seed=3, net_symmetry="average"))
+    eng.new_game(9, 7)
+    assert eng.set_root_gumbel(8, np.random.default_rng(4)) is True
+    eng.decide("b")
+    rs = eng.search
+    searched = [k for k in rs.kids if k["new"] > 0]
+    # 8 candidates, log2(8) = 3 rounds: each gets a batch, the best 4 then 2 get more
+    assert len(searched) == 8
+    assert sum(k["new"] for k in rs.kids) == 320
+    assert len(rs._halving["alive"]) == 2
+    alive = {k["move"] for k in rs._halving["alive"]}
+    assert all(k["new"] > max(j["new"] for j in searched if j["move"] not in alive)
+               for k in rs._halving["alive"])
+    assert rs.gumbel_choice() in alive
+    pol = rs.improved_policy()
+    assert abs(sum(pol.values()) - 1) < 1e-9 and set(pol) >= {k["move"] for k in rs.kids}
+    # sigma(q) moves the target off the prior toward the better-valued children
+    qhat, vmix, scale = rs._sigma()
+    best_q = max(searched, key=lambda k: qhat[k["move"]])["move"]
+    prior = {k["move"]: k["prior"] for k in rs.kids}
+    assert pol[best_q] / sum(pol[m] for m in prior) > prior[best_q]
+    # another position (the engine may decide a move without a search): no choice, no target
+    other = eng.board.copy()
+    other.play(rs.gumbel_choice())
+    assert rs.gumbel_choice(other) is None and rs.improved_policy(other) is None
+    assert rs.gumbel_choice(eng.board) is not None
+    # off again: PUCT, no halving state
+    eng.set_root_gumbel(0)
+    eng.clear_cache()
+    eng.decide("b")
+    assert eng.search.gumbel_choice() is None and eng.search.improved_policy() is None
+
+
+def test_gumbel_selfplay_records_the_improved_target_for_the_trainer(tmp_path):
+    out = tmp_path / "gumbel"
+    r = selfplay(out, "--mode", "net-root", "--gumbel", "4", "--playouts", "96", games=1, size=9)
+    assert "1 games (1 played now)" in r.stdout, r.stdout + r.stderr
+    rec = R.read_game(R.game_files([str(out)])[0])
+    assert rec["settings"]["gumbel"] == 4
+    # a pass the engine decides is not the halving's choice: it has no target
+    assert all("improved" in s for s, (_, move) in zip(rec["search"], rec["moves"]) if move != "pass")
+    searched = [s for s in rec["search"] if "improved" in s]
+    for s in searched:
+        assert s["improved"] and abs(sum(s["improved"].values()) - 1) < 0.01
+        assert len(s["improved"]) <= R.IMPROVED_TOP
+    data = D.read_positions([str(out)], value_per_game=0, heldout_permille=0, progress=False,
+                            policy_target="improved")
+    assert len(data["train_move"]) == len(rec["moves"])
+    has = data["train_move"] >= 0
+    assert has.sum() == len(searched)
+    assert np.allclose(data["train_pprob"][has].sum(axis=1), 1, atol=0.01)
+    bad = selfplay(tmp_path / "x", "--gumbel", "3", check=False)       # 7x7 with --playouts: fine
+    assert bad.returncode == 0
+    for args in (["--gumbel", "1"], ["--gumbel", "4", "--playouts", "0", "--move-time", "0.1"]):
+        r = selfplay(tmp_path / "y", *args, check=False)
+        assert r.returncode == 2 and "--gumbel" in r.stderr, r.stderr

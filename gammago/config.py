@@ -87,14 +87,6 @@ ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse th
                              # changed nothing (docs/experiments/gammas-to-the-end.md)
 ROLLOUT_ANSWER = False       # --rollout-answer: the gamma moves play the tail's capture or
                              # save answer to the last move before they draw
-PRIOR_FULL = False           # --prior-full: the tree's gamma prior is the rollouts' table
-                             # (patterns/rollout19.gamma: no diamond, no read groups; ladders
-                             # reach the prior through the reader's adjustment), not the full
-                             # prediction gammas. The diamond lifts move prediction from 31.0%
-                             # to 33.5% but rates rare tactical shapes low: in two test
-                             # positions a capture that decides the game fell level with a
-                             # quiet move (BENCHMARKS "Tactics"); 9x9 self-play with the full
-                             # gammas as prior against version 3's, 2,000 playouts: 51.0%
 ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
                              # 53.8% over 200 games (+26, not significant), for ~9% more
                              # instructions a playout (docs/experiments/rollout-nakade.md)
@@ -110,8 +102,6 @@ ROLLOUT_LIGHT_AFTER_LARGE = 10  # 19x19 self-play at 0.5 s a move (net-root, --n
                              # N = 10 against the gammas to the end: 32-1, +602 Elo (2.5x the playouts
                              # and a better evaluation); 13x13 at 0.5 s: 55.0% (60 games, +35,
                              # not significant) (BENCHMARKS "Net-root: the rollouts' light tail")
-ROLLOUT_POWER = 1.0          # rollouts sample with gamma ** P; flat MC found no P < 1 better
-                             # (0.3 worse; docs/experiments/rollout-power.md)
 AUTO_NET_MIN_SIZE = 9        # --mode auto: net-root from this board size up, rollouts below
                              # (net-root over rollouts at equal time: 19x19 +585 Elo, 13x13
                              # +232 with the first net; 9x9 +156 at 0.5 s with the GPU-trained
@@ -177,15 +167,12 @@ class EngineConfig:
                                    # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
-    rollout_power: float = ROLLOUT_POWER  # gamma rollouts use gamma ** this (priors: raw gammas)
     rollout_nakade: float = ROLLOUT_NAKADE  # gamma rollouts play the vital point of a
                                    # killable eye shape the last move closed with this probability
     rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
                                    # before the rest of the playout follows the light tail's
                                    # rules (0: all; None: as the --rollout-gammas table says,
                                    # else by board size; rollout_settings_for)
-    prior_full: bool = PRIOR_FULL  # the gamma prior is the full prediction table (diamond,
-                                   # read groups), not the rollouts' table
     rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
                                    # around the last move before a random point
     rollout_tail_2lib: bool = ROLLOUT_TAIL_2LIB  # the light tail tries its 2-liberty rule
@@ -312,9 +299,6 @@ class EngineConfig:
                             "once the best move cannot be overtaken, where the clock keeps the "
                             "time saved: absolute time, main time, a Canadian period with "
                             "stones to come)")
-        g.add_argument("--rollout-power", type=float, default=d.rollout_power,
-                       help="gamma rollouts sample moves by gamma ** P (below 1: flatter); "
-                            "the tree's priors keep the raw gammas")
         g.add_argument("--rollout-nakade", type=float, default=d.rollout_nakade, metavar="P",
                        help="gamma rollouts play the vital point of a killable eye shape (three, "
                             "pyramid four, bulky or crossed five, rabbity six) that the last move "
@@ -408,11 +392,6 @@ class EngineConfig:
                             "(uniform), auto (gamma when a gamma file is shipped)")
         g.add_argument("--prior", choices=("auto", "gamma", "cheap"), default=d.prior,
                        help="ratings that order children for progressive widening")
-        _on_off(g, "--prior-full", d.prior_full,
-                "the gamma prior uses the full prediction gammas (12-point diamonds "
-                "and the tactical reader's groups), which predict strong moves "
-                "better but rate rare tactical shapes low; off: the rollouts' "
-                "gammas (default off)")
         t = p.add_argument_group("tree")
         t.add_argument("--expand-visits", type=int, default=d.expand_visits,
                        help="visits before a leaf is expanded (0: by board size, "
@@ -490,7 +469,6 @@ class EngineConfig:
     def validate(self):
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
-            (0 <= self.rollout_power < float("inf"), f"--rollout-power must be a finite number >= 0, not {self.rollout_power}"),
             (self.rollout_tail_far is None or 0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
             (0 <= self.rollout_adapt < float("inf"), f"--rollout-adapt must be a finite number >= 0, not {self.rollout_adapt}"),
             (self.rollout_adapt == 0 or self.rollout_tail_gammas,
@@ -564,15 +542,13 @@ class EngineConfig:
         return p
 
 
-def rollout_gammas(table, size, power=ROLLOUT_POWER, scale=None):
-    """The gamma table the rollouts sample with on a board of `size`: the trained table raised
-    to `power` (--rollout-power), then the features named by `scale` (--rollout-scale; None:
-    rollout_scale_for(size)) multiplied."""
+def rollout_gammas(table, size, scale=None):
+    """The gamma table the rollouts sample with on a board of `size`: the trained table with
+    the features named by `scale` (--rollout-scale; None: rollout_scale_for(size)) multiplied.
+    (A power on the gammas, --rollout-power, was retired: docs/experiments/rollout-power.md.)"""
     from gammago import gammas
     if scale is None:
         scale = rollout_scale_for(size)
-    if power != 1.0:
-        table = gammas.soften(table, power)
     if scale:
         table = gammas.scale(table, scale)
     return table

@@ -310,11 +310,11 @@ class Engine:
                 table_settings = loaded.settings_on(size)
             else:
                 base, scale = gammas.rollout_base(size), cfg.rollout_scale
-            rollout_table = rollout_gammas(base, size, cfg.rollout_power, scale)
+            rollout_table = rollout_gammas(base, size, scale)
         plan = rollout_plan(size, cfg, table_settings)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
-            prior_table = table if cfg.prior_full else gammas.rollout_base(size)
+            prior_table = gammas.rollout_base(size)
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, **plan)

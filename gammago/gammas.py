@@ -360,29 +360,6 @@ def load_default(size=19):
     return _cache[path]
 
 
-def soften(table, power, groups=None):
-    """A copy of a gamma table with the gammas of `groups` (feature group names such as
-    "pat3", "dist1"; None: every group) raised to `power`: 1 keeps the table, 0 makes those
-    features uniform, values between flatten the policy (a temperature of 1/power) without
-    reordering it. Used for rollouts (the tree's priors keep the raw gammas)."""
-    power = float(power)
-    if not (power >= 0 and math.isfinite(power)):
-        raise ValueError(f"rollout power must be a finite number >= 0, not {power}")
-    table = np.array(getattr(table, "table", table), dtype=np.float64)
-    if table.shape != (F.N_FEATURES,):
-        raise ValueError(f"gamma table has shape {table.shape}, the features need "
-                         f"({F.N_FEATURES},)")
-    names = list(F.GROUP_NAMES)
-    pick = names if groups is None else list(groups)
-    for name in pick:
-        if name not in names:
-            raise ValueError(f"unknown feature group {name!r} (groups: {', '.join(names)})")
-        g = names.index(name)
-        lo, hi = F.GROUP_BASES[g], F.GROUP_BASES[g] + F.GROUP_SIZES[g]
-        table[lo:hi] = table[lo:hi] ** power
-    return table
-
-
 def parse_scale(spec):
     """`--rollout-scale` text -> [(name prefix, factor)]: comma-separated `PREFIX=FACTOR`, where
     PREFIX picks the features whose name starts with it ("selfatari", "capture:save",

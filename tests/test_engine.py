@@ -437,13 +437,6 @@ def test_captures_the_string_that_decides_the_game(seed):
     assert e.genmove("w") == "G4"
 
 
-def test_the_full_gammas_as_prior_still_capture_with_more_search():
-    # --prior-full: the diamond of Black's extension G4 has a large gamma (7.2) and rates it
-    # level with the capture G5; 3,000 playouts find the capture (docs/BENCHMARKS.md "Tactics")
-    e = position(*CAPTURE, "b", playouts=3000, seed=1, prior_full=True)
-    assert e.genmove("b") == "G5"
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_saves_its_own_string(seed):
     e = position(*SAVE, "b", playouts=1000, seed=seed)

@@ -1,5 +1,5 @@
-"""Rollout quality tools: softened and scaled gamma tables (gammas.soften, gammas.scale, the
-engine's --rollout-power and --rollout-scale), the flat Monte-Carlo match
+"""Rollout quality tools: scaled gamma tables (gammas.scale, the engine's --rollout-scale), the
+flat Monte-Carlo match
 (tools/flat_mc_match.py) and the evaluation accuracy tool (tools/rollout_accuracy.py), see
 docs/BENCHMARKS.md "Rollouts", Quality."""
 import json
@@ -24,48 +24,6 @@ def _group(name):
     return slice(F.GROUP_BASES[g], F.GROUP_BASES[g] + F.GROUP_SIZES[g])
 
 
-def test_soften_powers_and_groups():
-    raw = G.load_default().table
-    assert np.array_equal(G.soften(raw, 1.0), raw)
-    assert np.all(G.soften(raw, 0.0) == 1.0)
-    half = G.soften(raw, 0.5)
-    assert np.allclose(half, np.sqrt(raw))
-    assert raw is not half and np.array_equal(raw, G.load_default().table)  # no aliasing
-    only = G.soften(raw, 0.5, ["pat3", "dist1"])
-    for name in F.GROUP_NAMES:
-        want = np.sqrt(raw[_group(name)]) if name in ("pat3", "dist1") else raw[_group(name)]
-        assert np.allclose(only[_group(name)], want), name
-
-
-@pytest.mark.parametrize("power", [-0.5, float("nan"), float("inf")])
-def test_soften_refuses_bad_power(power):
-    with pytest.raises(ValueError, match="power"):
-        G.soften(G.load_default().table, power)
-
-
-def test_soften_refuses_unknown_group():
-    with pytest.raises(ValueError, match="unknown feature group 'pat4'"):
-        G.soften(G.load_default().table, 0.5, ["pat4"])
-
-
-def test_softened_policy_is_the_raw_policy_to_the_power():
-    """A move's weight is a product of gammas, so raising every gamma to p raises the weight to
-    p: the softened rollout distribution is the raw one to the power p, renormalised."""
-    b = Board(9)
-    for v in ("E5", "C3", "D4", "F6", "G3", "E3", "D3"):
-        b.play(v)
-    raw = rollout.GammaPolicy().probabilities(b)
-    for p in (0.3, 0.7):
-        soft = rollout.GammaPolicy(G.soften(G.rollout_base(), p)).probabilities(b)
-        want = raw ** p
-        want /= want.sum()
-        assert np.allclose(soft, want, rtol=1e-9, atol=1e-15)
-        # flatter: the favourite loses probability, the least likely legal move gains
-        legal = raw > 0
-        assert soft[legal].max() < raw[legal].max()
-        assert soft[legal].min() > raw[legal].min()
-
-
 def test_pass_candidate_ends_a_won_game():
     """After the opponent's pass, a player who wins the board as it stands passes (its pass
     playouts score the board exactly); without the pass candidate it plays on."""
@@ -83,22 +41,17 @@ def test_pass_candidate_ends_a_won_game():
         assert move != "pass"
 
 
-def test_flat_mc_match_runs_and_refuses_bad_power(capsys):
+def test_flat_mc_match_runs_and_refuses_a_bad_table(capsys, tmp_path):
     tool = load_tool("flat_mc_match")
-    assert tool.main(["--games", "2", "--playouts", "8", "--size", "5", "--rollout-power",
-                      "0.7", "--pass-candidate", "--json"]) == 0
+    assert tool.main(["--games", "2", "--playouts", "8", "--size", "5", "--pass-candidate",
+                      "--json"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert out["games"] == 2 and out["rollout_power"] == 0.7 and out["pass_candidate"]
+    assert out["games"] == 2 and out["pass_candidate"]
     assert len(out["gamma_margins"]) == 2 and out["gamma_black_games"] == 1
-    assert tool.main(["--games", "1", "--rollout-power", "-1"]) == 2
-    assert "power" in capsys.readouterr().err
-
-
-def test_engine_rollout_power_option():
-    from gammago.config import EngineConfig
-    with pytest.raises(ValueError, match="--rollout-power"):
-        EngineConfig(rollout_power=-0.5).validate()
-    EngineConfig(rollout_power=0.7).validate()
+    bad = tmp_path / "bad.gamma"
+    bad.write_text("not gammas\n")
+    assert tool.main(["--games", "1", "--gammas", str(bad)]) == 2
+    assert "bad.gamma" in capsys.readouterr().err
 
 
 def test_engine_rollout_tail_far_option():
@@ -143,11 +96,10 @@ def test_engine_rollout_gammas_default_and_option():
     raw = G.load_default().table
     assert rollout_scale_for(9) == ROLLOUT_SCALE != "" and rollout_scale_for(13) == ""
     assert EngineConfig().rollout_scale is None     # by board size unless given
-    assert np.array_equal(rollout_gammas(raw, 9, 1.0, ""), raw)
+    assert np.array_equal(rollout_gammas(raw, 9, ""), raw)
     assert np.array_equal(rollout_gammas(raw, 9), G.scale(raw, ROLLOUT_SCALE))
     assert np.array_equal(rollout_gammas(raw, 19), raw)
-    assert np.allclose(rollout_gammas(raw, 19, 0.5, "selfatari=4"),
-                       G.scale(np.sqrt(raw), "selfatari=4"))
+    assert np.array_equal(rollout_gammas(raw, 19, "selfatari=4"), G.scale(raw, "selfatari=4"))
     with pytest.raises(ValueError, match="--rollout-scale: .*nope"):
         EngineConfig(rollout_scale="nope=2").validate()
     with pytest.raises(ValueError, match="--rollout-nakade"):
@@ -338,7 +290,7 @@ def test_rollout_accuracy_tool(capsys):
 def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     """--labels: the positions are the cache's, each judged against its label, whatever path
     names the games (and a cache of version 1, keyed by game name and move number, by the
-    names it holds); --holdout keeps the games train-balance holds out; table= and power= set
+    names it holds); --holdout keeps the games train-balance holds out; table= and a scale set
     the variant's gammas."""
     import shutil
     from gammago import sgf
@@ -383,9 +335,9 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     part = run(1.0, "--holdout", "0.4", "--split-seed", "3")
     assert part["games"] == len(held) and part["positions"] == 2 * len(held) < len(keys)
     shipped = os.path.join(ROOT, "patterns", "rollout19.gamma")
-    out = run(1.0, "--base", "", "--variant", f"table={shipped}", "--variant", "power=0.5")
+    out = run(1.0, "--base", "", "--variant", f"table={shipped}", "--variant", "selfatari=4")
     base, same, soft = out["rows"]
-    assert same["table"] == shipped and soft["power"] == 0.5 and base["power"] == 1.0
+    assert same["table"] == shipped and base["table"] is None
     assert same["mse"] == base["mse"]          # the shipped table, unscaled, is the raw base
     assert soft["mse"] != base["mse"]
     _, tail_gammas, local = run(1.0, "--variant", "gammas=1",
@@ -419,8 +371,8 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     missing = tmp_path / "missing.gamma"
     assert tool.main(sgfs + ["--variant", f"table={missing}"]) == 2
     assert "missing.gamma" in capsys.readouterr().err
-    assert tool.main(sgfs + ["--variant", "power=-1"]) == 2
-    assert "power must be" in capsys.readouterr().err
+    assert tool.main(sgfs + ["--variant", "nope=2"]) == 2
+    assert "nope" in capsys.readouterr().err
     assert tool.main(sgfs + ["--variant", "gammas=1,far=0"]) == 2
     assert "far must be" in capsys.readouterr().err
 

@@ -15,8 +15,9 @@ Tromp-Taylor area with komi.
 1,000 playouts a move is the default: with about 60 candidates, 256 playouts give each 3-5, so
 the choice is mostly noise for both players (ties at 100% go to the first candidate) and the
 gamma player's score sits near 75%; at 1,000 it is 85-90% (docs/BENCHMARKS.md, "Rollouts:
-quality"). --rollout-power P plays the gamma side's playouts with gamma ** P (P < 1 flattens);
---pass-candidate lets both players pass when passing evaluates best.
+quality"). --pass-candidate lets both players pass when passing evaluates best. (Softened
+gammas, gamma ** P, were played here until c38f670: no P was better, docs/experiments/
+rollout-power.md.)
 """
 import argparse
 import json
@@ -77,11 +78,6 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=9, help="board size (default 9)")
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--gammas", default=None, help="gamma file (default: the shipped gammas)")
-    ap.add_argument("--rollout-power", type=float, default=1.0,
-                    help="raise the gammas to this power in the gamma player's playouts (1: the "
-                         "raw gammas; below 1 flattens the policy)")
-    ap.add_argument("--power-groups", default=None,
-                    help="comma-separated feature groups the power applies to (default: all)")
     ap.add_argument("--pass-candidate", action="store_true",
                     help="both players consider passing (evaluated by playouts like any move) "
                          "instead of passing only when no move is left")
@@ -93,8 +89,7 @@ def main(argv=None):
     try:
         from gammago import gammas as G
         table = G.load(args.gammas) if args.gammas else G.load_default(args.size)
-        groups = args.power_groups.split(",") if args.power_groups else None
-        policy = rollout.GammaPolicy(G.soften(table, args.rollout_power, groups))
+        policy = rollout.GammaPolicy(table)
     except (ValueError, OSError) as e:
         print(f"flat_mc_match: {e}", file=sys.stderr)
         return 2
@@ -124,8 +119,6 @@ def main(argv=None):
     out = {"games": args.games, "gamma_wins": wins, "draws": draws,
            "gamma_score": score / args.games, "wilson95": [round(lo, 4), round(hi, 4)],
            "playouts_per_move": args.playouts, "size": args.size, "komi": args.komi,
-           "rollout_power": args.rollout_power,
-           "power_groups": args.power_groups,
            "pass_candidate": args.pass_candidate, "mean_moves": moves / args.games,
            "gamma_black_wins": as_black[0], "gamma_black_games": as_black[1],
            "gamma_margins": margins, "seconds": round(elapsed, 1), "seed": args.seed}

@@ -18,8 +18,7 @@ refusal of bad self-ataris (`--rollout-refuse`; by default, as in the engine, on
 gammas play to the end), `answer=0|1` the gamma moves' answer to the last move before they
 draw (`--rollout-answer`; off by default), `mercy=N` the rollouts' mercy
 rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
-taken more than N stones beyond the other), `power=P` the rollouts' power on the gammas
-(`--rollout-power`), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
+taken more than N stones beyond the other), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
 and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
 by the variant's own scale parts, with the settings its `rollout-settings` line names where
 the variant has no `light=`, `gammas=`, `far=` or `answer=` part, as the engine plays it; a line for
@@ -99,7 +98,6 @@ def sample_positions(games, start, step):
 NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
                 "nakade": (float, lambda v: 0 <= v <= 1, "a probability in [0, 1]"),
                 "mercy": (int, lambda v: v >= 0, "a stone count >= 0"),
-                "power": (float, lambda v: 0 <= v < float("inf"), "a finite number >= 0"),
                 "far": (float, lambda v: 0 < v < float("inf"), "a finite number > 0")}
 
 
@@ -109,11 +107,11 @@ def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
     gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse, answer; refuse, unless
     given, on where light is 0, as in the engine), "mercy": the mercy
-    threshold (0 for off), "power": the power on the gammas, "far": the factor on the gamma
+    threshold (0 for off), "far": the factor on the gamma
     tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
-    values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "power": 1.0,
-              "far": 1.0, "table": None}
+    values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "far": 1.0,
+              "table": None}
     given = set()
     parts = []
     for part in (p.strip() for p in spec.split(",")):
@@ -278,7 +276,7 @@ def main(argv=None):
         split = [take_table_settings(v, files[v["table"]].settings_on(args.size or None), rules)
                  if v["table"] else v for v in split]
         tables = [rollout_gammas(files[v["table"]].table if v["table"] else raw, size,
-                                 v["power"], v["scale"]) for v in split]
+                                 v["scale"]) for v in split]
     except (ValueError, OSError, EOFError) as e:
         print(f"rollout_accuracy: {e}", file=sys.stderr)
         return 2
@@ -319,7 +317,7 @@ def main(argv=None):
                              v["tail"], v["mercy"], v["far"])
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": v["light"], "tail": list(T.rule_names(v["tail"])),
-               "mercy": v["mercy"], "power": v["power"], "far": v["far"], "table": v["table"],
+               "mercy": v["mercy"], "far": v["far"], "table": v["table"],
                "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

@@ -47,9 +47,9 @@ LOG_TIME = re.compile(r"(\d+) playouts \(.*\), ([0-9.]+) of [0-9.]+ s")
 def search_time(build, size, moves, playouts, seed, extra, seconds=0.0):
     """Seconds that one genmove's search took in `build`, and its playouts; with seconds > 0
     the genmove has that many seconds (a byo-yomi of one move) instead of a playout count."""
-    build = os.path.abspath(build)
+    where = os.path.abspath(build)           # for the engine; messages name it as given
     budget = "" if seconds > 0 else f"--playouts {playouts} "
-    cmd = (f"cd {shlex.quote(build)} && exec env PYTHONPATH={shlex.quote(build)} "
+    cmd = (f"cd {shlex.quote(where)} && exec env PYTHONPATH={shlex.quote(where)} "
            f"{shlex.quote(sys.executable)} -m gammago gtp --threads 1 {budget}"
            f"--no-early-stop --seed {seed} {extra}")
     colour = "bw"

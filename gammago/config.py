@@ -87,9 +87,6 @@ ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse th
                              # changed nothing (docs/experiments/gammas-to-the-end.md)
 ROLLOUT_ANSWER = False       # --rollout-answer: the gamma moves play the tail's capture or
                              # save answer to the last move before they draw
-ROLLOUT_NAKADE = 0.0         # --rollout-nakade: off. 9x9 self-play at 2,000 playouts, 1 vs 0:
-                             # 53.8% over 200 games (+26, not significant), for ~9% more
-                             # instructions a playout (docs/experiments/rollout-nakade.md)
 ROLLOUT_LIGHT_AFTER = 5      # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_LARGE_SIZE; vs GNU
                              # Go at 1 s (docs/experiments/light-tail.md), with the tail's
@@ -167,8 +164,6 @@ class EngineConfig:
                                    # shipped gammas) | auto (gamma when gammas are shipped)
     prior: str = "auto"            # child ratings: gamma (shipped gammas) | cheap | auto (gamma
                                    # when a gamma file is shipped, else cheap)
-    rollout_nakade: float = ROLLOUT_NAKADE  # gamma rollouts play the vital point of a
-                                   # killable eye shape the last move closed with this probability
     rollout_light_after: int | None = None  # gamma rollouts: moves sampled from the gammas
                                    # before the rest of the playout follows the light tail's
                                    # rules (0: all; None: as the --rollout-gammas table says,
@@ -186,8 +181,6 @@ class EngineConfig:
     rollout_tail_far: float | None = None  # the factor on the gamma tail's weight of the points
                                    # away from the last move (gamma_policy_t.tail_far_scale;
                                    # None: as the table says, else 1)
-    rollout_adapt: float = 0.0     # the adaptive gamma tail's learning rate (0: off): factors on
-                                   # its near candidates learnt in each search from the playouts
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
@@ -299,10 +292,6 @@ class EngineConfig:
                             "once the best move cannot be overtaken, where the clock keeps the "
                             "time saved: absolute time, main time, a Canadian period with "
                             "stones to come)")
-        g.add_argument("--rollout-nakade", type=float, default=d.rollout_nakade, metavar="P",
-                       help="gamma rollouts play the vital point of a killable eye shape (three, "
-                            "pyramid four, bulky or crossed five, rabbity six) that the last move "
-                            "closed with probability P (0: never)")
         g.add_argument("--rollout-light-after", type=int, default=d.rollout_light_after,
                        metavar="N",
                        help="gamma rollouts sample their first N moves from the gammas and go on "
@@ -343,12 +332,6 @@ class EngineConfig:
                             "(0.25 judged 19x19 positions best, and played level: "
                             "docs/experiments/gamma-tail.md; default: what a --rollout-gammas "
                             "table was trained for, else 1)")
-        g.add_argument("--rollout-adapt", type=float, default=d.rollout_adapt, metavar="RATE",
-                       help="the gamma tail (--rollout-tail-gammas) learns during each search: "
-                            "a factor on each of its candidates next to the last move, by "
-                            "colour, point and 3x3 shape, moved after every playout along the "
-                            "policy gradient of its result at this learning rate (after Graf "
-                            "and Platzner's adaptive playouts); 0 off (default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -470,10 +453,6 @@ class EngineConfig:
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
             (self.rollout_tail_far is None or 0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
-            (0 <= self.rollout_adapt < float("inf"), f"--rollout-adapt must be a finite number >= 0, not {self.rollout_adapt}"),
-            (self.rollout_adapt == 0 or self.rollout_tail_gammas,
-             "--rollout-adapt needs the gamma tail (--rollout-tail-gammas on): it learns the factors of its draws"),
-            (0 <= self.rollout_nakade <= 1, f"--rollout-nakade must be in [0, 1], not {self.rollout_nakade}"),
             (self.rollout_light_after is None or self.rollout_light_after >= 0,
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
@@ -619,16 +598,16 @@ def rollout_settings_for(size, cfg=None, table_settings=None):
 
 def rollout_plan(size, cfg=None, table_settings=None):
     """How the engine's gamma rollouts play on a board size, past their table: the keyword
-    arguments of Search.use_gamma_rollouts and rollout.GammaPolicy (nakade, light_after, tail,
-    tail_far_scale, adapt) from cfg's options (the defaults when cfg is None), the table's
+    arguments of Search.use_gamma_rollouts and rollout.GammaPolicy (light_after, tail,
+    tail_far_scale) from cfg's options (the defaults when cfg is None), the table's
     settings line (rollout_settings_for) and the rules by size (rollout_tail_for). The engine
     plays it and `gammago bench` times it, so the two cannot drift apart."""
     if cfg is None:
         cfg = EngineConfig()
     settings = rollout_settings_for(size, cfg, table_settings)
-    return {"nakade": cfg.rollout_nakade, "light_after": settings["rollout_light_after"],
+    return {"light_after": settings["rollout_light_after"],
             "tail": rollout_tail_for(size, cfg, table_settings),
-            "tail_far_scale": settings["rollout_tail_far"], "adapt": cfg.rollout_adapt}
+            "tail_far_scale": settings["rollout_tail_far"]}
 
 
 def rollout_light_after_for(size):

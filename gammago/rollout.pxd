@@ -26,22 +26,10 @@ from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
 
 cdef enum:
-    ADAPT_BITS = 16          # the adaptive gamma tail's table: 1 << ADAPT_BITS factors
-    ADAPT_MASK = (1 << ADAPT_BITS) - 1
-    ADAPT_TRACE = 3 * MAX_PTS    # its near draws kept from one playout (the default move cap)
     DX_W = 2 * MAX_SIZE - 1  # signed row / column offsets -(MAX_SIZE-1) .. MAX_SIZE-1
     DX_C = (MAX_SIZE - 1) * DX_W + MAX_SIZE - 1   # the index of offset (0, 0)
     NEAR_MAX_OFFS = 512      # offsets of a near set (Coulom distance <= near_d, near_d <= 17)
     GP_MAX_ATTEMPTS = 1000   # rejection attempts before an exact O(points) draw
-
-# One near draw of the adaptive gamma tail: the colour, the candidates' keys into the factor
-# table and their probabilities, and the index drawn (-1: a far move)
-ctypedef struct adapt_draw_t:
-    uint8_t c
-    int8_t chosen
-    uint8_t n
-    int32_t key[8]
-    float p[8]
 
 ctypedef struct gamma_policy_t:
     const double* gamma      # the gamma table (NFEAT doubles); owned by the caller
@@ -129,9 +117,6 @@ ctypedef struct gamma_policy_t:
     uint8_t cache_flags[MAX_PTS]
     int16_t cache_llist[MAX_PTS]
     int16_t cache_klist[MAX_PTS]
-    # nakade: the probability of playing the vital point of a killable eye shape next to the
-    # last move (nakade_point) instead of sampling; 0 never
-    double nakade
     # light_after: once this many moves of the playout were played (nplayed counts them from
     # setboard), the rest follow the light tail's rules (tail_choose in pyx/tail.pyx), not
     # the gammas; 0: gammas to the end
@@ -149,16 +134,7 @@ ctypedef struct gamma_policy_t:
     # more of its moves among the last move's neighbours
     double tail_far_scale
     int nplayed
-    # the adaptive gamma tail (--rollout-adapt; gamma_policy_share_adapt): a factor on each
-    # near candidate's weight, keyed by (colour, point, 3x3 code), learnt during one search by
-    # policy gradient from the playouts' results (gamma_policy_adapt); NULL: off
-    double adapt_rate
-    float* adapt_theta       # log-factors (1 << ADAPT_BITS), an AdaptTable's (lent)
-    float* adapt_w           # their exp (lent)
-    adapt_draw_t* trace      # the near draws of the current playout (ADAPT_TRACE), the policy's
-    int ntrace
     # statistics
-    long n_nakade
     long n_refused
     long n_answered
     long n_light
@@ -176,15 +152,6 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
-# the adaptive gamma tail for a learning rate > 0 (0: off), with the factors of an AdaptTable,
-# which stays the owner (one a search, shared by its policies: its workers' and, under
-# net-root, every child tree's); the policy allocates its own trace. 0 when out of memory
-cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
-                                  float* w) noexcept nogil
-# after a playout that ended with Black's result z (0 .. 1), measured against a baseline (Black's
-# expected result from where the playout started): each near draw's log-factors move by
-# rate * (z - baseline, for the colour that drew) * ([drawn] - probability)
-cdef void gamma_policy_adapt(gamma_policy_t* g, double z, double baseline) noexcept nogil
 # the gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far) for the
 # gamma table `gamma` and b's size: the empty 3x3 pattern's gamma times the means, over the
 # pairs of board points that are not neighbours, of edge times distance-1 gamma and of the
@@ -208,15 +175,8 @@ cdef void gamma_policy_premove(gamma_policy_t* g, const board_t* b, int m) noexc
 # a message in msg
 cdef int gamma_policy_check(gamma_policy_t* g, board_t* b, char* msg, int msglen) noexcept nogil
 
-# The adaptive gamma tail's factors for one search, lent to its policies
-# (gamma_policy_share_adapt); reset() at each search's start.
-cdef class AdaptTable:
-    cdef float* theta
-    cdef float* w
-
 cdef class GammaPolicy:
     cdef gamma_policy_t* g
     cdef object table        # the numpy array behind g.gamma
-    cdef AdaptTable adapt_table  # the adaptive gamma tail's factors (None when off)
     cdef readonly int near_d
     cdef const double* table_ptr(self)

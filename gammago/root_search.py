@@ -63,7 +63,6 @@ class RootSearch:
         self.kids = []            # [{'move', 'point', 'prior', 'net', 'search'}]
         self._stop = False
         self._calls = []
-        self._adapt_table = None   # the adaptive gamma tail's table, shared by the child trees
         self._old = None          # (old root child's tree, moves below it) for _expand to graft
         self._done = 0
         self._avoid, self._avoid_base = (), 0   # set_avoid: (colour, point, until) triples
@@ -86,15 +85,7 @@ class RootSearch:
         self._configure("use_gammas", args, kw)
 
     def use_gamma_rollouts(self, *args, **kw):
-        """Every child tree's rollouts (tree.Search.use_gamma_rollouts, the same arguments); with
-        the adaptive gamma tail (adapt > 0) the trees share one table of factors, so that what
-        the playouts below one root move learn serves the others."""
-        adapt = kw.get("adapt", args[5] if len(args) > 5 else 0.0)
-        self._adapt_table = None
-        if adapt > 0:
-            from gammago.rollout import AdaptTable
-            self._adapt_table = kw.get("adapt_table") or AdaptTable()
-            kw = dict(kw, adapt_table=self._adapt_table)
+        """Every child tree's rollouts (tree.Search.use_gamma_rollouts, the same arguments)."""
         self._configure("use_gamma_rollouts", args, kw)
 
     def set_avoid(self, avoid=(), base=0):
@@ -221,8 +212,6 @@ class RootSearch:
         self.deadline = time.perf_counter() + seconds if seconds > 0 else 0.0
         self.seed = 1 if seed is None else int(seed)
         self._stop = False
-        if self._adapt_table is not None:
-            self._adapt_table.reset()      # the child trees' shared table: once a search
         if not self.kids or (no_pass and any(k["move"] == "pass" for k in self.kids)):
             self._expand(no_pass)
         # every child tree gets one worker per thread for the whole search (work_batch)

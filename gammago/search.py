@@ -36,12 +36,10 @@ class SearchProtocol(Protocol):
     def use_gammas(self, table):
         """Rate children by a gamma table (None: the cheap built-in rating)."""
 
-    def use_gamma_rollouts(self, table, nakade=0.0, light_after=0, tail=1, tail_far_scale=1.0,
-                           adapt=0.0):
+    def use_gamma_rollouts(self, table, light_after=0, tail=1, tail_far_scale=1.0):
         """Roll out with the gamma policy of a table (None: light rollouts); tail: the light
         tail's rules word (gammago.tail.rules); tail_far_scale: the factor on the gamma tail's
-        weight for the board away from the last move; adapt: the adaptive gamma tail's learning
-        rate (0 off)."""
+        weight for the board away from the last move."""
 
     # --- the root ---
     def set_root(self, board, moves=None):

@@ -62,7 +62,6 @@ ctypedef struct worker_t:
     rng_t rng
     policy_t pol
     int has_pol
-    gamma_policy_t* gp       # pol's gamma policy when the rollouts are gamma rollouts, else NULL
     int64_t playouts
     int maxdepth
     int32_t path[MAX_DEPTH + 1]

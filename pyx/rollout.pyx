@@ -5,7 +5,7 @@ pure Monte-Carlo evaluation with it, and the Python entry points (GammaPolicy)."
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdio cimport snprintf
-from libc.math cimport fabs, expf
+from libc.math cimport fabs
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t, uint64_t
 from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_legal, board_is_eye,
                             board_first_lib, board_score, board_area, EMPTY, BLACK, WHITE, BORDER,
@@ -14,7 +14,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
-from gammago.tactics cimport libs_after, tac_nakade_point
+from gammago.tactics cimport libs_after
 from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_RULES_DEFAULT,
                            TAIL_GAMMAS, TAIL_REFUSE, TAIL_ANSWER)
 from gammago.tail import rule_names
@@ -809,7 +809,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     _set_all_full(g)
     g.chosen = -1
     g.nplayed = 0
-    g.ntrace = 0
     if _cache_matches(g, b):
         g.n_cached += 1
         g.full[c] = 0
@@ -857,10 +856,8 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     clears."""
     cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
     cdef int cand[8]
-    cdef int32_t keys[8]
     cdef double wl[8]
-    cdef double s = 0, x, tot
-    cdef adapt_draw_t* d
+    cdef double s = 0, x
     p = tail_reply(b, r)
     if p >= 0:
         return p
@@ -878,9 +875,6 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
             x *= g.gx1[DX_C + g.dpos[q] - g.dpos[last]]
             if last2 != PASS:
                 x *= g.gx2[DX_C + g.dpos[q] - g.dpos[last2]]
-            if g.adapt_w != NULL:
-                keys[n] = _adapt_key(c, q, b.code[q])
-                x *= g.adapt_w[keys[n]]
             cand[n] = q
             wl[n] = x
             s += x
@@ -888,16 +882,6 @@ cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
     if b.nempty == 0:
         return PASS
     i = gamma_tail_pick(wl, n, s, b.nempty, g.tail_far, r)
-    if g.adapt_w != NULL and n > 0 and g.ntrace < ADAPT_TRACE:
-        d = &g.trace[g.ntrace]
-        g.ntrace += 1
-        d.c = <uint8_t>c
-        d.chosen = <int8_t>i
-        d.n = <uint8_t>n
-        tot = s + (b.nempty - n) * g.tail_far
-        for k in range(n):
-            d.key[k] = keys[k]
-            d.p[k] = <float>(wl[k] / tot)
     if i >= 0:
         g.n_tail_local += 1
         return cand[i]
@@ -919,14 +903,6 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
         _set_all_full(g)
     _flush(g, b, c)
     g.n_choose += 1
-    if g.nakade > 0 and b.last != PASS:
-        # the vital point of an eye shape the last move closed, when c may play it (a base
-        # weight > 0: legal, not c's own eye)
-        m = tac_nakade_point(b, b.last)
-        if m != PASS and g.w[c][m] > 0 and (g.nakade >= 1 or rng_unit(r) < g.nakade):
-            g.n_nakade += 1
-            gamma_policy_premove(g, b, m)
-            return m
     if g.tail & TAIL_ANSWER:
         # the tail's answer to the last move (capture its string in atari, or save a string it
         # put in atari), played before the gammas draw
@@ -1077,110 +1053,7 @@ cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept 
     return g
 
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil:
-    if g != NULL:
-        free(g.trace)
     free(g)
-
-# ---------------------------------------------------------------------------------------------
-# The adaptive gamma tail (after Graf and Platzner, "Adaptive playouts in Monte-Carlo tree
-# search with policy-gradient reinforcement learning", 2015): during one search, each near
-# candidate of the gamma tail carries a factor exp(theta) keyed by (colour, point, 3x3 code),
-# and after each playout the draws it made move their thetas along the policy gradient of the
-# drawing side's result: theta[key_j] += rate * (z - baseline) * ([j drawn] - p_j). The table
-# is an AdaptTable's, one a search, lent to the policies (each keeps its own trace).
-# ---------------------------------------------------------------------------------------------
-cdef enum:
-    ADAPT_CLAMP = 4          # |theta| stays within this
-
-cdef inline int32_t _adapt_key(int c, int q, uint32_t code) noexcept nogil:
-    cdef uint32_t h = code * <uint32_t>0x9E3779B1u
-    h ^= <uint32_t>q * <uint32_t>0x85EBCA6Bu
-    h ^= <uint32_t>c * <uint32_t>0xC2B2AE35u
-    h ^= h >> 15
-    h *= <uint32_t>0x2C1B3C6Du
-    h ^= h >> 13
-    return <int32_t>(h & ADAPT_MASK)
-
-cdef inline void _adapt_clear(float* theta, float* w) noexcept nogil:
-    cdef int i
-    memset(theta, 0, (ADAPT_MASK + 1) * sizeof(float))
-    for i in range(ADAPT_MASK + 1):
-        w[i] = 1.0
-
-cdef int gamma_policy_share_adapt(gamma_policy_t* g, double rate, float* theta,
-                                  float* w) noexcept nogil:
-    free(g.trace)
-    g.trace = NULL
-    g.ntrace = 0
-    g.adapt_theta = NULL
-    g.adapt_w = NULL
-    g.adapt_rate = 0
-    if rate <= 0:
-        return 1
-    g.trace = <adapt_draw_t*>malloc(ADAPT_TRACE * sizeof(adapt_draw_t))
-    if g.trace == NULL:
-        return 0
-    g.adapt_theta = theta
-    g.adapt_w = w
-    g.adapt_rate = rate
-    return 1
-
-
-cdef class AdaptTable:
-    """The adaptive gamma tail's factors for one search (1 << ADAPT_BITS log-factors and their
-    exp), lent to every policy of the search: its workers' and, under net-root, every child
-    tree's, so that what one line learns serves the others. Writes from several threads race
-    harmlessly (each is one aligned float)."""
-
-    def __cinit__(self):
-        self.theta = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
-        self.w = <float*>malloc((ADAPT_MASK + 1) * sizeof(float))
-        if self.theta == NULL or self.w == NULL:
-            raise MemoryError()
-        _adapt_clear(self.theta, self.w)
-
-    def __dealloc__(self):
-        free(self.theta)
-        free(self.w)
-
-    def reset(self):
-        """Forget what was learnt (a search starts)."""
-        _adapt_clear(self.theta, self.w)
-
-    def theta_of(self, int key):
-        """The log-factor of a key."""
-        if not 0 <= key <= ADAPT_MASK:
-            raise ValueError(f"an adaptive key is in 0 .. {ADAPT_MASK}, not {key}")
-        return self.theta[key]
-
-    def learnt(self):
-        """How many keys hold a log-factor other than 0."""
-        cdef int i, n = 0
-        for i in range(ADAPT_MASK + 1):
-            n += self.theta[i] != 0
-        return n
-
-cdef void gamma_policy_adapt(gamma_policy_t* g, double z, double baseline) noexcept nogil:
-    cdef int i, k, key
-    cdef double adv, step
-    cdef float t
-    cdef adapt_draw_t* d
-    if g.adapt_w == NULL:
-        return
-    adv = z - baseline
-    for i in range(g.ntrace):
-        d = &g.trace[i]
-        step = g.adapt_rate * (adv if d.c == BLACK else -adv)
-        for k in range(d.n):
-            key = d.key[k]
-            t = g.adapt_theta[key] + <float>(step * ((1.0 if k == d.chosen else 0.0) - d.p[k]))
-            if t > ADAPT_CLAMP:
-                t = ADAPT_CLAMP
-            elif t < -ADAPT_CLAMP:
-                t = -ADAPT_CLAMP
-            g.adapt_theta[key] = t
-            g.adapt_w[key] = expf(t)
-    g.ntrace = 0
 
 cdef int rollout_make_gamma(void* arg, policy_t* pol) noexcept nogil:
     cdef gamma_policy_t* g = gamma_policy_new(<const double*>arg, 0)
@@ -1260,37 +1133,27 @@ def _as_table(gammas):
 cdef class GammaPolicy:
     """The gamma rollout policy for one gamma table (a gammago.gammas.Gammas, a gamma file path,
     an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread.
-    nakade: see gamma_policy_t.nakade. light_after: a playout's moves after its first
+    light_after: a playout's moves after its first
     light_after follow the light tail's rules (tail_choose), not the gammas (0: never);
     tail: the tail's optional rules, a rules word (gammago.tail.rules; its shapes by default)."""
 
-    def __cinit__(self, gammas=None, int near_d=0, double nakade=0.0, int light_after=0,
-                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0, double adapt=0.0):
+    def __cinit__(self, gammas=None, int near_d=0, int light_after=0,
+                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
         cdef double[::1] t
-        if not 0 <= nakade <= 1:
-            raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
         if not 0 < tail_far_scale < float("inf"):
             raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
-        if not 0 <= adapt < float("inf"):
-            raise ValueError(f"adapt must be a finite number >= 0, not {adapt}")
         rule_names(tail)                   # refuses a word with unknown bits
         self.table = _as_table(gammas)
         t = self.table
         self.g = gamma_policy_new(&t[0], near_d)
         if self.g == NULL:
             raise MemoryError()
-        self.g.nakade = nakade
         self.g.light_after = light_after
         self.g.tail = tail
         self.g.tail_far_scale = tail_far_scale
         self.near_d = self.g.near_d
-        if adapt > 0:
-            self.adapt_table = AdaptTable()
-            if not gamma_policy_share_adapt(self.g, adapt, self.adapt_table.theta,
-                                            self.adapt_table.w):
-                raise MemoryError()
 
     def __dealloc__(self):
         gamma_policy_free(self.g)
@@ -1319,40 +1182,6 @@ cdef class GammaPolicy:
         return self.g.tail_far_scale
 
     @property
-    def adapt_rate(self):
-        """The adaptive gamma tail's learning rate (0: off)."""
-        return self.g.adapt_rate
-
-    def adapt_trace(self):
-        """The adaptive gamma tail's near draws in the last playout, not yet learnt from: a list
-        of (colour, index drawn or -1 for a far move, keys, probabilities)."""
-        cdef int i, k
-        cdef adapt_draw_t* d
-        out = []
-        if self.g.adapt_w == NULL:
-            return out
-        for i in range(self.g.ntrace):
-            d = &self.g.trace[i]
-            out.append((d.c, d.chosen, [d.key[k] for k in range(d.n)],
-                        [d.p[k] for k in range(d.n)]))
-        return out
-
-    def adapt_theta(self, int key):
-        """The adaptive gamma tail's log-factor for a key (0 when off)."""
-        return 0.0 if self.adapt_table is None else self.adapt_table.theta_of(key)
-
-    def adapt_key(self, Board board, int point, int colour):
-        """The key of the factor that the gamma tail gives point for colour on board."""
-        return _adapt_key(colour, point, board.b.code[point])
-
-    def adapt(self, double z, double baseline):
-        """Learn from the last playout: Black's result z against Black's expected result
-        (gamma_policy_adapt). Returns the number of draws learnt from."""
-        cdef int n = self.g.ntrace if self.g.adapt_w != NULL else 0
-        gamma_policy_adapt(self.g, z, baseline)
-        return n
-
-    @property
     def tail_rules(self):
         """The names of the light tail's rules that are on (gammago.tail.rule_names)."""
         return rule_names(self.g.tail)
@@ -1361,7 +1190,7 @@ cdef class GammaPolicy:
     def stats(self):
         """Counters since creation: choices, sampling attempts, weights recomputed, full
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
-        that reused the cached start position's weights, nakade vital points played, moves
+        that reused the cached start position's weights, moves
         of the light tail (light_after), gamma-tail moves among the last move's neighbours,
         gamma moves refused (TAIL_REFUSE in tail) and drawn again, the tail's answers played in
         place of a gamma draw (TAIL_ANSWER in tail)."""
@@ -1369,7 +1198,7 @@ cdef class GammaPolicy:
                 "tail_local": self.g.n_tail_local, "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
-                "nakade": self.g.n_nakade, "refused": self.g.n_refused,
+                "refused": self.g.n_refused,
                 "answered": self.g.n_answered}
 
     def evaluate(self, Board board, int n, unsigned long long seed=1, int mercy=0):
@@ -1468,12 +1297,12 @@ cdef class GammaPolicy:
 
 
 def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
-              bint uniform=False, int near_d=0, double nakade=0.0, int tail=TAIL_RULES_DEFAULT):
+              bint uniform=False, int near_d=0, int tail=TAIL_RULES_DEFAULT):
     """Play `games` playouts from the empty board (moves by the gamma policy, or uniform legal
     non-eye moves with uniform=True; tail: its rules word, whose TAIL_REFUSE sets weights
     aside), checking every weight after every move. Returns the number of moves checked;
     AssertionError on the first difference."""
-    cdef GammaPolicy gp = GammaPolicy(gammas, near_d, nakade, tail=tail)
+    cdef GammaPolicy gp = GammaPolicy(gammas, near_d, tail=tail)
     cdef Board board
     cdef policy_t light
     cdef rng_t r
@@ -1498,13 +1327,6 @@ def selfcheck(gammas=None, int size=9, int games=10, unsigned long long seed=1,
             k += 1
             n += 1
     return n
-
-
-def vital_point(Board board not None):
-    """The vertex tac_nakade_point finds after board's last move (the vital point of a killable eye
-    shape that the last move's colour encloses next to it), or None."""
-    cdef int p = tac_nakade_point(board.b, board.b.last)
-    return None if p == PASS else board.vertex(p)
 
 
 def gamma_evaluate(Board board, int n, gammas=None, unsigned long long seed=1):

@@ -20,8 +20,7 @@ from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_m
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
-from gammago.rollout cimport (rollout_make_gamma, rollout_release_gamma, gamma_policy_t,
-                              gamma_policy_share_adapt, gamma_policy_adapt, AdaptTable)
+from gammago.rollout cimport rollout_make_gamma, rollout_release_gamma, gamma_policy_t
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.tail import rule_names
 from gammago.seeds import derive
@@ -347,28 +346,6 @@ cdef int _expand(tree_t* t, int32_t idx, const board_t* b, int depth) noexcept n
     return 1
 
 
-cdef enum:
-    ADAPT_BASE_VISITS = 16   # the adaptive tail's baseline: the deepest node of the path this
-                             # well visited
-
-cdef double _adapt_baseline(tree_t* t, worker_t* w, int depth) noexcept nogil:
-    """Black's expected result where a playout left the tree, for the adaptive gamma tail's
-    policy gradient: the mean of the deepest node on its path with ADAPT_BASE_VISITS visits
-    (this playout's own visit counted, its result not yet), 1/2 when none has them."""
-    cdef int i
-    cdef int32_t n, v
-    cdef double q
-    for i in range(depth, -1, -1):
-        n = ND(t, w.path[i]).visits
-        if n < ADAPT_BASE_VISITS:
-            continue
-        v = ND(t, w.path[i]).wins2
-        q = v / (2.0 * n)               # for the player who moved into the node
-        if i == 0:
-            return q if t.root.to_move == WHITE else 1 - q
-        return q if w.mover[i] == BLACK else 1 - q
-    return 0.5
-
 cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
@@ -440,8 +417,6 @@ cdef void _playout(tree_t* t, worker_t* w) noexcept nogil:
             res2 = 0
         if t.prm.crit > 0:
             _crit_gather(w, b, owner, res2)
-    if w.gp != NULL and w.gp.adapt_rate > 0:
-        gamma_policy_adapt(w.gp, res2 * 0.5, _adapt_baseline(t, w, depth))
     for i in range(1, depth + 1):
         gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
     # the root is scored for the player who moved into it (the one not to move there)
@@ -714,12 +689,8 @@ cdef class Search:
     cdef uint64_t seed
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
-    cdef double _nakade       # gamma rollouts: probability of the nakade vital point
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
     cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
-    cdef double _adapt        # gamma rollouts: the adaptive gamma tail's rate (0: off)
-    cdef AdaptTable _adapt_table  # ... and its factors (None when off)
-    cdef bint _adapt_own      # ... a table of this tree's own, which its prepare() resets
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -749,7 +720,6 @@ cdef class Search:
         self.maker.make = _light_make
         self.maker.release = _no_release
         self._tail_far_scale = 1.0
-        self._adapt = 0.0
         self.workers = NULL
         self.nworkers = 0
         self.seed = seed
@@ -805,40 +775,24 @@ cdef class Search:
         # rates the same without reading them
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
-    def use_gamma_rollouts(self, table, double nakade=0.0, int light_after=0,
-                           int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0,
-                           double adapt=0.0, AdaptTable adapt_table=None):
+    def use_gamma_rollouts(self, table, int light_after=0, int tail=TAIL_RULES_DEFAULT,
+                           double tail_far_scale=1.0):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
-        for a float64 gamma table; None goes back to light (uniform) rollouts. nakade: the
-        probability that a rollout plays the vital point of a killable eye shape the last move
-        closed (gamma_policy_t.nakade). light_after: a rollout's moves after its first
-        light_after follow the light tail's rules, not the gammas (gamma_policy_t.light_after;
-        0 never). tail: the light tail's optional rules, a rules word (gammago.tail.rules;
-        gamma_policy_t.tail). tail_far_scale: the factor on the gamma tail's far weight
-        (gamma_policy_t.tail_far_scale). adapt: the learning rate of the adaptive gamma tail
-        (0 off), whose factors start afresh with each search; adapt_table: an AdaptTable to
-        hold them, shared with other trees (net-root's child trees share one; None: a table of
-        this tree's own, reset by prepare(); a shared one its owner resets)."""
+        for a float64 gamma table; None goes back to light (uniform) rollouts. light_after: a
+        rollout's moves after its first light_after follow the light tail's rules, not the
+        gammas (gamma_policy_t.light_after; 0 never). tail: the light tail's optional rules, a
+        rules word (gammago.tail.rules; gamma_policy_t.tail). tail_far_scale: the factor on the
+        gamma tail's far weight (gamma_policy_t.tail_far_scale)."""
         import numpy as np
         cdef double[::1] view
-        if not 0 <= nakade <= 1:
-            raise ValueError(f"nakade must be a probability in [0, 1], not {nakade}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
         if not 0 < tail_far_scale < float("inf"):
             raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
-        if not 0 <= adapt < float("inf"):
-            raise ValueError(f"adapt must be a finite number >= 0, not {adapt}")
         rule_names(tail)                   # refuses a word with unknown bits
-        self._nakade = nakade
         self._light_after = light_after
         self._tail = tail
         self._tail_far_scale = tail_far_scale
-        self._adapt = adapt
-        self._adapt_table = None
-        self._adapt_own = adapt > 0 and adapt_table is None
-        if adapt > 0:
-            self._adapt_table = AdaptTable() if self._adapt_own else adapt_table
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -863,11 +817,6 @@ cdef class Search:
         return "gamma" if self._rollout_table is not None else "light"
 
     @property
-    def nakade(self):
-        """The gamma rollouts' probability of the nakade vital point (use_gamma_rollouts)."""
-        return self._nakade
-
-    @property
     def light_after(self):
         """The gamma rollouts' moves before their light tail (use_gamma_rollouts; 0 never)."""
         return self._light_after
@@ -876,16 +825,6 @@ cdef class Search:
     def tail_far_scale(self):
         """The factor on the gamma tail's far weight (use_gamma_rollouts)."""
         return self._tail_far_scale
-
-    @property
-    def adapt(self):
-        """The adaptive gamma tail's learning rate (use_gamma_rollouts; 0 off)."""
-        return self._adapt
-
-    @property
-    def adapt_table(self):
-        """The adaptive gamma tail's AdaptTable (None when off)."""
-        return self._adapt_table
 
     @property
     def tail(self):
@@ -1056,18 +995,9 @@ cdef class Search:
                 raise MemoryError("rollout policy could not be created")
             self.workers[i].has_pol = 1
             if self.maker.make == rollout_make_gamma:
-                (<gamma_policy_t*>self.workers[i].pol.ctx).nakade = self._nakade
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail_far_scale = self._tail_far_scale
-                self.workers[i].gp = <gamma_policy_t*>self.workers[i].pol.ctx
-                if self._adapt_table is not None and not gamma_policy_share_adapt(
-                        self.workers[i].gp, self._adapt, self._adapt_table.theta,
-                        self._adapt_table.w):
-                    self._free_workers()
-                    raise MemoryError("the adaptive gamma tail's trace could not be allocated")
-        if self._adapt_own:
-            self._adapt_table.reset()      # a shared table is its owner's to reset
         # criticality statistics belong to one search (calloc zeroed the workers' counters)
         self.t.workers = self.workers
         self.t.nworkers = threads

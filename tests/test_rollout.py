@@ -381,47 +381,17 @@ def _closed(white, last, region, black=(), ring=True, size=9):
      ["A1", "B1", "C1", "D1", "E1", "F1", "G1"], None),                    # seven points
 ])
 def test_nakade_vital_points(white, last, region, vital):
-    assert rollout.vital_point(_closed(white, last, region)) == vital
+    assert tactics.nakade_point(_closed(white, last, region)) == vital
 
 
 def test_nakade_needs_a_region_enclosed_by_one_colour():
     three = (["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"])
-    assert rollout.vital_point(_closed(*three)) == "B1"
-    # whether White has liberties elsewhere is not asked (a stricter rule, only the group's
-    # last eye space, played worse: docs/experiments/rollout-nakade.md)
-    assert rollout.vital_point(_closed(*three, ring=False)) == "B1"
+    assert tactics.nakade_point(_closed(*three)) == "B1"
+    # whether White has liberties elsewhere is not asked
+    assert tactics.nakade_point(_closed(*three, ring=False)) == "B1"
     # a black stone touches the region
-    assert rollout.vital_point(_closed(["A2", "B2", "C2"], "D2", ["A1", "B1", "C1"],
+    assert tactics.nakade_point(_closed(["A2", "B2", "C2"], "D2", ["A1", "B1", "C1"],
                                        black=["D1"])) is None
-
-
-def test_nakade_rollouts_play_the_vital_point_and_stay_exact():
-    b = _closed(["A2", "B2", "C2", "D2"], "D1", ["A1", "B1", "C1"])
-    # Black to move; the straight three A1 B1 C1 is White's last eye space, vital point B1
-    assert b.to_move == "b" and rollout.vital_point(b) == "B1"
-    table = shipped_or_random()
-    always = rollout.GammaPolicy(table, nakade=1.0)
-    counts = always.first_moves(b, 50, seed=3)
-    assert counts[b.point("B1")] == 50
-    never = rollout.GammaPolicy(table, nakade=0.0)
-    assert never.first_moves(b, 50, seed=3).sum() == 50
-    assert always.stats["nakade"] == 50 and never.stats["nakade"] == 0
-    with pytest.raises(ValueError, match="nakade"):
-        rollout.GammaPolicy(table, nakade=1.5)
-    # the weights stay exact through the nakade move and the moves after it
-    b2 = b.copy()
-    gp = rollout.GammaPolicy(table, nakade=1.0)
-    gp.reset(b2)
-    for k in range(12):
-        m = gp.choose(b2, seed=k + 1)
-        if k == 0:
-            assert m == b2.point("B1")
-        gp.step(b2, m)
-        gp.check(b2)
-    assert gp.stats["nakade"] >= 1
-    # whole playouts with nakade on keep the incremental weights exact
-    for size in (5, 9):
-        assert rollout.selfcheck(table, size=size, games=30, seed=size, nakade=1.0) > 30 * size
 
 
 def test_light_after_hands_the_rest_of_the_playout_to_the_light_policy():

@@ -102,11 +102,6 @@ def test_engine_rollout_gammas_default_and_option():
     assert np.array_equal(rollout_gammas(raw, 19, "selfatari=4"), G.scale(raw, "selfatari=4"))
     with pytest.raises(ValueError, match="--rollout-scale: .*nope"):
         EngineConfig(rollout_scale="nope=2").validate()
-    with pytest.raises(ValueError, match="--rollout-nakade"):
-        EngineConfig(rollout_nakade=1.5).validate()
-    e = Engine(EngineConfig(mode="rollouts", rollout_nakade=0.25))
-    e.new_game(9, 7.0)
-    assert e.search.nakade == 0.25
     e = Engine(EngineConfig(playouts=64, seed=3, mode="rollouts", rollout_scale="selfatari=2"))
     e.new_game(9, 7.0)
     move = e.genmove("b")

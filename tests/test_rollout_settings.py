@@ -190,9 +190,8 @@ def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
         e.new_game(size, 7.0)
         plan = rollout_plan(size, EngineConfig(**options))
         s = e.search
-        assert (s.nakade, s.light_after, s.tail, s.tail_far_scale, s.adapt) == (
-            plan["nakade"], plan["light_after"], plan["tail"], plan["tail_far_scale"],
-            plan["adapt"])
+        assert (s.light_after, s.tail, s.tail_far_scale) == (
+            plan["light_after"], plan["tail"], plan["tail_far_scale"])
     on9, on19 = (set(tail.rule_names(rollout_plan(size)["tail"])) for size in (9, 19))
     assert {"lone", "seki"} <= on9 and not {"lone", "seki"} & on19
     off = rollout_plan(9, EngineConfig(rollout_tail_seki=False))

@@ -7,8 +7,8 @@ from finished games, for the rollout table as the engine builds it and for varia
         --variant "capture:save=3,extension:new=3" --variant "selfatari=5"
 
 Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
-whose name starts with PREFIX times F); "" is the trained table as it is. A part `nakade=P`
-sets the rollouts' `--rollout-nakade` instead (default: the engine's), a part `light=N` their
+whose name starts with PREFIX times F); "" is the trained table as it is. A part `light=N` sets
+the rollouts'
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
 `seki=0|1`, `gammas=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
@@ -67,7 +67,7 @@ from tqdm import tqdm  # noqa: E402
 from gammago import gammas as G  # noqa: E402
 from gammago import sgf  # noqa: E402
 from gammago import tail as T  # noqa: E402
-from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_NAKADE, ROLLOUT_SCALE,  # noqa: E402
+from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE,  # noqa: E402
                             rollout_gammas, rollout_light_after_for, rollout_scale_for,
                             rollout_refuse_for, rollout_settings_for, rollout_tail_for)
 from gammago.rollout import GammaPolicy  # noqa: E402
@@ -96,21 +96,19 @@ def sample_positions(games, start, step):
 
 # the numeric parts of a variant text: NAME=VALUE -> (how to read VALUE, its check, what it must be)
 NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
-                "nakade": (float, lambda v: 0 <= v <= 1, "a probability in [0, 1]"),
                 "mercy": (int, lambda v: v >= 0, "a stone count >= 0"),
                 "far": (float, lambda v: 0 < v < float("inf"), "a finite number > 0")}
 
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
-    """A variant text -> {"scale": its --rollout-scale text, "nakade": the nakade probability,
-    "light": the light_after moves (light_after when the text names none), "tail": the light
+    """A variant text -> {"scale": its --rollout-scale text, "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
     gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse, answer; refuse, unless
     given, on where light is 0, as in the engine), "mercy": the mercy
     threshold (0 for off), "far": the factor on the gamma
     tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
-    values = {"nakade": ROLLOUT_NAKADE, "light": light_after, "mercy": 0, "far": 1.0,
+    values = {"light": light_after, "mercy": 0, "far": 1.0,
               "table": None}
     given = set()
     parts = []
@@ -206,12 +204,12 @@ def judged_positions(games, known, holdout=None, split_seed=1):
     return test, labelled_positions(test, known, [g for g in games if g.name not in held])
 
 
-def evaluate(positions, table, playouts, seed, nakade=ROLLOUT_NAKADE, light_after=0,
+def evaluate(positions, table, playouts, seed, light_after=0,
              tail=T.RULES_DEFAULT, mercy=0, far=1.0):
     """(P(Black wins) of each position by pure Monte-Carlo, the moves played in all);
     tail: the light tail's rules word, mercy: the mercy rule's threshold, far: the factor on
     the gamma tail's far weight (split_variant)."""
-    pol = GammaPolicy(table, nakade=nakade, light_after=light_after, tail=tail,
+    pol = GammaPolicy(table, light_after=light_after, tail=tail,
                       tail_far_scale=far)
     out = [pol.evaluate(b, playouts, seed + k, mercy) for k, (b, _, _, _) in enumerate(positions)]
     return np.array([o["black_winrate"] for o in out]), sum(o["moves"] for o in out)
@@ -313,7 +311,7 @@ def main(argv=None):
     rows = []
     base_err = None
     for spec, v, table in zip(tqdm(specs, desc="variants", file=sys.stderr), split, tables):
-        ps, moves = evaluate(positions, table, args.playouts, args.seed, v["nakade"], v["light"],
+        ps, moves = evaluate(positions, table, args.playouts, args.seed, v["light"],
                              v["tail"], v["mercy"], v["far"])
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": v["light"], "tail": list(T.rule_names(v["tail"])),

@@ -61,9 +61,6 @@ ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): n
                              # (BENCHMARKS "The tail's 2-liberty and capture rules")
 ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
                              # better with it, +35% instructions on 19x19 (same section)
-ROLLOUT_TAIL_GAMMAS = False  # the gamma tail (pyx/rollout.pyx, _gamma_tail): the tail's moves
-                             # after its capture or save drawn from the rollout gammas, in
-                             # place of the shapes (docs/experiments/gamma-tail.md)
 ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves refuse a lone
                              # stone's bad self-atari too (off from here up): 9x9 rollout mse
                              # -0.0085, Fuego's 9x9 files at 5,000 playouts +7.0 tests of 285
@@ -85,8 +82,6 @@ ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse th
                              # break a seki, where the gammas play to the end
                              # (--rollout-light-after 0), not before a light tail, where it
                              # changed nothing (docs/experiments/gammas-to-the-end.md)
-ROLLOUT_ANSWER = False       # --rollout-answer: the gamma moves play the tail's capture or
-                             # save answer to the last move before they draw
 ROLLOUT_LIGHT_AFTER = 5      # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_LARGE_SIZE; vs GNU
                              # Go at 1 s (docs/experiments/light-tail.md), with the tail's
@@ -132,14 +127,6 @@ def _on_off(group, flag, on, help):
     group.add_argument(flag, choices=("on", "off"), default="on" if on else "off", help=help)
 
 
-def _on_off_table(group, flag, otherwise, help):
-    """An option FLAG {on,off} left unset (None) by default, so that a --rollout-gammas table's
-    settings line may set it (rollout_settings_for); `otherwise`: its value without either."""
-    group.add_argument(flag, choices=("on", "off"), default=None,
-                       help=f"{help} (default: what a --rollout-gammas table was trained for, "
-                            f"else {'on' if otherwise else 'off'})")
-
-
 @dataclasses.dataclass
 class EngineConfig:
     playouts: int = 0              # fixed playouts per move (0: use the clock)
@@ -174,13 +161,6 @@ class EngineConfig:
                                    # (atari a 2-liberty string, extend an own one) before them
     rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
                                    # in atari anywhere before a random point
-    rollout_tail_gammas: bool | None = None  # the light tail draws its moves after the
-                                   # capture or save from the rollout gammas (the gamma tail;
-                                   # None: as the --rollout-gammas table says, else
-                                   # ROLLOUT_TAIL_GAMMAS; rollout_settings_for)
-    rollout_tail_far: float | None = None  # the factor on the gamma tail's weight of the points
-                                   # away from the last move (gamma_policy_t.tail_far_scale;
-                                   # None: as the table says, else 1)
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
@@ -189,10 +169,6 @@ class EngineConfig:
                                    # rollout_tail_seki_for)
     rollout_refuse: bool | None = ROLLOUT_REFUSE  # the gamma moves refuse what the tail's
                                    # random moves refuse (None: where they play to the end)
-    rollout_answer: bool | None = None  # the gamma moves play the tail's answer to the last
-                                   # move (capture it, or save what it put in atari) first
-                                   # (None: what a --rollout-gammas table was trained for, else
-                                   # ROLLOUT_ANSWER; rollout_settings_for)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -319,19 +295,6 @@ class EngineConfig:
                 "last move, captures a string in atari anywhere on the board before "
                 "it takes a random point (Fuego's and Pachi's global capture; "
                 "default: %(default)s)")
-        _on_off_table(g, "--rollout-tail-gammas", ROLLOUT_TAIL_GAMMAS,
-                      "the gamma tail: after its capture or save the light tail "
-                      "(--rollout-light-after) draws its move from the rollout gammas, exactly "
-                      "among the 8 neighbours of the last move (every feature the rollouts "
-                      "weigh, distances included) against a mass for the rest of the board, "
-                      "where it takes a random point as without it; it replaces the shapes, "
-                      "the 2-liberty and the capture rules")
-        g.add_argument("--rollout-tail-far", type=float, default=None, metavar="F",
-                       help="the gamma tail's mass for the rest of the board times F: below 1 "
-                            "it draws more of its moves among the last move's neighbours "
-                            "(0.25 judged 19x19 positions best, and played level: "
-                            "docs/experiments/gamma-tail.md; default: what a --rollout-gammas "
-                            "table was trained for, else 1)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -352,11 +315,6 @@ class EngineConfig:
                             "stones; with --rollout-tail-lone of a lone stone too) and pass "
                             "when nothing else is left, so that a seki stands (default: on "
                             "where the gammas play to the end, --rollout-light-after 0)")
-        _on_off_table(g, "--rollout-answer", ROLLOUT_ANSWER,
-                      "the gamma moves of the rollouts play the light tail's answer to the last "
-                      "move when there is one (capture its string in atari, or save a string "
-                      "it put in atari by an extension to two liberties or a capture), and draw "
-                      "from the gammas only when there is none")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -368,7 +326,7 @@ class EngineConfig:
                        help="the gamma rollouts sample with the table of FILE as it is (no "
                             "--rollout-scale unless given; `gammago train-balance` writes such "
                             "files; a shipped table by its name, e.g. "
-                            "patterns/rollout9-tail-balanced.gamma, from any directory); the "
+                            "patterns/rollout19.gamma, from any directory); the "
                             "tree's priors keep the shipped gammas")
         g.add_argument("--rollout", choices=("auto", "light", "gamma"), default=d.rollout,
                        help="rollout policy: gamma-weighted (needs the shipped gammas), light "
@@ -452,7 +410,6 @@ class EngineConfig:
     def validate(self):
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
-            (self.rollout_tail_far is None or 0 < self.rollout_tail_far < float("inf"), f"--rollout-tail-far must be a finite number > 0, not {self.rollout_tail_far}"),
             (self.rollout_light_after is None or self.rollout_light_after >= 0,
              f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
@@ -559,9 +516,8 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
     rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), the
-    gamma tail as rollout_settings_for resolves it, the gamma moves' refusal
-    (--rollout-refuse; unset, on where the gammas play to the end) and their answer to the last
-    move (--rollout-answer)."""
+    gamma moves' refusal (--rollout-refuse; unset, on where the gammas play to the end, as
+    rollout_settings_for resolves their number)."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
@@ -572,23 +528,19 @@ def rollout_tail_for(size, cfg=None, table_settings=None):
               else cfg.rollout_refuse)
     on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
           "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
-          "gammas": settings["rollout_tail_gammas"], "refuse": refuse,
-          "answer": settings["rollout_answer"]}
+          "refuse": refuse}
     return tail.rules(*(name for name, v in on.items() if v))
 
 
 def rollout_settings_for(size, cfg=None, table_settings=None):
     """The rollout settings a table may name (gammago.gammas.ROLLOUT_SETTINGS' fields:
-    rollout_light_after, rollout_tail_gammas, rollout_tail_far, rollout_answer) on a board
-    size, each from the
+    rollout_light_after) on a board size, each from the
     first that sets it: cfg's option, the --rollout-gammas table's settings line
     (table_settings, Gammas.settings), the default (by size for the light tail's start)."""
     if cfg is None:
         cfg = EngineConfig()
     table_settings = table_settings or {}
-    default = {"rollout_light_after": rollout_light_after_for(size),
-               "rollout_tail_gammas": ROLLOUT_TAIL_GAMMAS, "rollout_tail_far": 1.0,
-               "rollout_answer": ROLLOUT_ANSWER}
+    default = {"rollout_light_after": rollout_light_after_for(size)}
     out = {}
     for field, d in default.items():
         v = getattr(cfg, field)
@@ -598,16 +550,15 @@ def rollout_settings_for(size, cfg=None, table_settings=None):
 
 def rollout_plan(size, cfg=None, table_settings=None):
     """How the engine's gamma rollouts play on a board size, past their table: the keyword
-    arguments of Search.use_gamma_rollouts and rollout.GammaPolicy (light_after, tail,
-    tail_far_scale) from cfg's options (the defaults when cfg is None), the table's
+    arguments of Search.use_gamma_rollouts and rollout.GammaPolicy (light_after, tail) from
+    cfg's options (the defaults when cfg is None), the table's
     settings line (rollout_settings_for) and the rules by size (rollout_tail_for). The engine
     plays it and `gammago bench` times it, so the two cannot drift apart."""
     if cfg is None:
         cfg = EngineConfig()
     settings = rollout_settings_for(size, cfg, table_settings)
     return {"light_after": settings["rollout_light_after"],
-            "tail": rollout_tail_for(size, cfg, table_settings),
-            "tail_far_scale": settings["rollout_tail_far"]}
+            "tail": rollout_tail_for(size, cfg, table_settings)}
 
 
 def rollout_light_after_for(size):

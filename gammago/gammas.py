@@ -17,12 +17,14 @@ A rollout table (`gammago train-balance` writes them) may carry the rollout sett
 trained for, and the board size they were trained on, in a comment line that older readers
 skip:
 
-    # rollout-settings for 19x19: --rollout-light-after 10 --rollout-tail-gammas on --rollout-tail-far 0.37
+    # rollout-settings for 19x19: --rollout-light-after 10
 
 The engine plays such a table (--rollout-gammas) with those settings where its own options
 leave them unset (gammago.config.rollout_settings_for), on that board size (Gammas.settings_on;
 a line without ` for NxN` holds on every size); a line with another option, a bad value or a
-board that is not square from 5x5 to 19x19 is refused like any other line.
+board that is not square from 5x5 to 19x19 is refused like any other line. A table that names
+a retired setting (RETIRED_SETTINGS: the gamma tail, its far factor, the gamma moves' answers)
+is refused with the commit whose code still plays it.
 """
 import math
 import re
@@ -63,23 +65,11 @@ def _whole(v):
         raise ValueError(f"must be a whole number, not {v!r}") from None
 
 
-def _on_off(v):
-    if v not in ("on", "off"):
-        raise ValueError(f"must be on or off, not {v!r}")
-    return v == "on"
-
-
-def _number(v):
-    try:
-        return float(v)
-    except ValueError:
-        raise ValueError(f"must be a number, not {v!r}") from None
-
-
-ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole),
-                    "--rollout-tail-gammas": ("rollout_tail_gammas", _on_off),
-                    "--rollout-tail-far": ("rollout_tail_far", _number),
-                    "--rollout-answer": ("rollout_answer", _on_off)}
+ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole)}
+# the settings train-balance once wrote (--tail-gammas, --fit-tail-far, --answer) for rollouts
+# the engine no longer plays (docs/experiments/gamma-tail.md, gammas-to-the-end.md)
+RETIRED_SETTINGS = ("--rollout-tail-gammas", "--rollout-tail-far", "--rollout-answer")
+RETIRED_AT = "c38f670"
 
 
 def parse_settings(text):
@@ -92,6 +82,9 @@ def parse_settings(text):
         raise ValueError(f"rollout settings {text.strip()!r}: every option needs one value")
     out = {}
     for opt, value in zip(words[::2], words[1::2]):
+        if opt in RETIRED_SETTINGS:
+            raise ValueError(f"rollout settings: {opt} was retired; the table was trained for "
+                             f"rollouts that the code of commit {RETIRED_AT} plays")
         if opt not in ROLLOUT_SETTINGS:
             raise ValueError(f"rollout settings: {opt!r} is not one of "
                              f"{', '.join(ROLLOUT_SETTINGS)}")
@@ -111,16 +104,11 @@ def parse_settings(text):
 
 def settings_options(settings):
     """The engine options of a settings dict (parse_settings' inverse), in ROLLOUT_SETTINGS'
-    order: '--rollout-light-after 10 --rollout-tail-gammas on ...'."""
+    order: '--rollout-light-after 10'."""
     parts = []
     for opt, (field, _parse) in ROLLOUT_SETTINGS.items():
         if field in settings:
-            v = settings[field]
-            if isinstance(v, bool):
-                v = "on" if v else "off"
-            elif isinstance(v, float):
-                v = format(v, ".10g")
-            parts.append(f"{opt} {v}")
+            parts.append(f"{opt} {settings[field]}")
     return " ".join(parts)
 
 

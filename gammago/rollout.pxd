@@ -124,21 +124,12 @@ ctypedef struct gamma_policy_t:
     # tail: the light tail's optional rules, TAIL_* bits (gammago/tail.pxd): Mogo's shapes
     # around the last move, the 2-liberty rule, the capture of a string in atari anywhere, and
     # the random moves' refusal of a lone stone's bad self-atari; TAIL_REFUSE: the gamma moves
-    # before the tail (not the gamma tail's draws) refuse what the random moves refuse
+    # before the tail refuse what the random moves refuse
     int tail
-    # the gamma tail (TAIL_GAMMAS in tail): the weight a point away from the last move is taken
-    # to have (the mean over the board's far pairs of edge, 3x3 and distance gammas, the 3x3
-    # pattern an empty one)
-    double tail_far
-    # the factor on tail_far (--rollout-tail-far; 1 by default): below 1 the gamma tail draws
-    # more of its moves among the last move's neighbours
-    double tail_far_scale
     int nplayed
     # statistics
     long n_refused
-    long n_answered
     long n_light
-    long n_tail_local        # gamma-tail moves chosen among the last move's neighbours
     long n_cached
     long n_choose
     long n_attempts
@@ -152,16 +143,6 @@ ctypedef struct gamma_policy_t:
 # caller); near_d <= 0 picks the default. NULL when out of memory.
 cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept nogil
 cdef void gamma_policy_free(gamma_policy_t* g) noexcept nogil
-# the gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far) for the
-# gamma table `gamma` and b's size: the empty 3x3 pattern's gamma times the means, over the
-# pairs of board points that are not neighbours, of edge times distance-1 gamma and of the
-# distance-2 gamma
-cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil
-# the gamma tail's draw: the index of the neighbour taken among n of weights w (sum s) against a
-# far mass of tail_far for each of the board's other nempty - n empty points, or -1 for a far
-# move; one rng draw
-cdef int gamma_tail_pick(const double* w, int n, double s, int nempty, double tail_far,
-                         rng_t* r) noexcept nogil
 # fill the policy seam with g (g stays owned by the caller)
 cdef void policy_gamma(policy_t* pol, gamma_policy_t* g) noexcept nogil
 # for tree.pxd's rollout_maker_t: arg is the gamma table (const double*); make allocates a

@@ -36,10 +36,9 @@ class SearchProtocol(Protocol):
     def use_gammas(self, table):
         """Rate children by a gamma table (None: the cheap built-in rating)."""
 
-    def use_gamma_rollouts(self, table, light_after=0, tail=1, tail_far_scale=1.0):
-        """Roll out with the gamma policy of a table (None: light rollouts); tail: the light
-        tail's rules word (gammago.tail.rules); tail_far_scale: the factor on the gamma tail's
-        weight for the board away from the last move."""
+    def use_gamma_rollouts(self, table, light_after=0, tail=1):
+        """Roll out with the gamma policy of a table (None: light rollouts) for light_after
+        moves (0: to the end), then the light tail of the rules word tail (gammago.tail.rules)."""
 
     # --- the root ---
     def set_root(self, board, moves=None):

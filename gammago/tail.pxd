@@ -11,19 +11,11 @@ cdef enum:
     TAIL_CAPTURE = 4           # the capture of a string in atari anywhere
     TAIL_LONE = 8              # the random moves refuse a lone stone's bad self-atari too
     TAIL_SEKI = 16             # no random move permitted: pass (a seki stands), not any legal point
-    TAIL_GAMMAS = 32           # the gamma tail (pyx/rollout.pyx, _gamma_tail; where the gammas
-                               # are at hand): after the answer to the last move, its neighbours
-                               # weighed by the rollout gammas, in place of the shapes, 2lib and
-                               # capture rules (tail_choose itself does not read this bit)
     TAIL_REFUSE = 64           # the gamma moves (pyx/rollout.pyx, _gp_choose; not the gamma
                                # tail's draws) refuse what the tail's random moves refuse (a bad
                                # self-atari of 2+ stones; with TAIL_LONE of a lone stone too)
                                # and pass when nothing else is left, so that a seki stands
                                # (tail_choose does not read this bit)
-    TAIL_ANSWER = 128          # the gamma moves (pyx/rollout.pyx, _gp_choose) play the tail's
-                               # answer to the last move (tail_reply: capture it in atari, or
-                               # save a string it put in atari) when there is one, before any
-                               # draw (tail_choose does not read this bit)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point
 
@@ -35,12 +27,6 @@ cdef enum:
 # 2+ stones (lone: nor of a lone stone); when ten draws find none, any legal non-eye point (seki:
 # one that is no bad self-atari of 2+ stones, or a pass); rules: the TAIL_* bits that are on
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil
-# its parts, for the gamma tail (pyx/rollout.pyx, pyx/balance.pyx): the capture-or-save answer
-# to the last move (-1 when none); the random move: TAIL_TRIES uniform draws of an empty point
-# the rules permit that is neither `avoid` nor one of its 8 neighbours (avoid PASS: any), then
-# any legal non-eye point (with seki the scan or a pass); PASS when no point is empty
-cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil
-cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil
 # a bad self-atari the rules refuse c at the empty point p (of 2+ stones; TAIL_LONE: of a lone
 # stone too)
 cdef bint tail_refused(const board_t* b, int p, int c, int rules) noexcept nogil

@@ -8,10 +8,8 @@ Practice", 2010) fits the log-gammas theta of the rollout features to minimise
     sum over training positions s of (V*(s) - V_theta(s))^2
 
 where V_theta(s) is the playouts' mean result for Black (gammas to the end, or with
-`--light-after N` N gamma moves and then the light tail, whose moves carry no gradient, or with
-`--tail-gammas` the gamma tail, whose choices among the last move's neighbours do; with
-`--answer` the gamma moves play the tail's answer to the last move first, outside the gradient)
-and V*(s) a better estimate of the position's value. For each position, M playouts give V_hat,
+`--light-after N` N gamma moves and then the light tail, whose moves carry no gradient) and
+V*(s) a better estimate of the position's value. For each position, M playouts give V_hat,
 N others the gradient g = E[(z - V_hat) * sum_t d log pi(a_t) / d theta] (pyx/balance.pyx), and
 theta += rate * (V* - V_hat) * g, averaged over a batch.
 
@@ -26,9 +24,8 @@ the moves that led to it), not by where it was found, so it serves games given b
 any order, and a position met in several games is searched once.
 Games are split into training and held-out positions by game. The output is a gamma file whose table is what the rollouts
 sample with as it is (`gammago gtp --rollout-gammas FILE`), with a settings line that names the
-rollout settings it was trained for (its gamma moves, the gamma tail and its far factor, the
-answers), which
-the engine takes where its options leave them unset; a PNG beside it shows the held-out error by
+rollout settings it was trained for (its gamma moves), which the engine takes where its options
+leave them unset; a PNG beside it shows the held-out error by
 epoch.
 """
 import argparse
@@ -62,7 +59,7 @@ def add_label_arguments(p: argparse.ArgumentParser):
                         "net at the root (default: %(default)s)")
     p.add_argument("--label-engine", default="", metavar="OPTIONS",
                    help="further `gammago gtp` options of the search that labels, as one "
-                        "string (such as \"--rollout-gammas FILE --rollout-tail-gammas on\"): "
+                        "string (such as \"--rollout-gammas FILE --rollout-light-after 0\"): "
                         "labels by another engine than the defaults; the mode, playouts, "
                         "seed, threads, resign and early stop are train-balance's own; a "
                         "single flag is given with '=', as --label-engine=--no-reuse "
@@ -97,22 +94,6 @@ def add_arguments(p: argparse.ArgumentParser):
                    help="balance rollouts that play N gamma moves and then the light tail (as "
                         "--rollout-light-after N; the tail's moves carry no gradient); 0: the "
                         "gammas to the end (default: %(default)s)")
-    p.add_argument("--tail-gammas", action="store_true",
-                   help="with --light-after N: balance rollouts whose tail is the gamma tail "
-                        "(--rollout-tail-gammas on), whose choices among the last move's "
-                        "neighbours carry the gradient too")
-    p.add_argument("--tail-far", type=float, default=1.0, metavar="F",
-                   help="with --tail-gammas: the factor on the gamma tail's far weight, as "
-                        "--rollout-tail-far F (default: %(default)s); with --fit-tail-far, "
-                        "where the fit starts")
-    p.add_argument("--fit-tail-far", action="store_true",
-                   help="with --tail-gammas: fit the factor on the gamma tail's far weight "
-                        "(its log, one more parameter) with the gammas; the table's settings "
-                        "line (which the engine plays it with) and the summary give it")
-    p.add_argument("--answer", action="store_true",
-                   help="balance rollouts whose gamma moves play the light tail's answer to the "
-                        "last move before they draw (as --rollout-answer on; the answers carry "
-                        "no gradient)")
     p.add_argument("--groups", default="",
                    help="comma-separated feature groups to train (default: every group the "
                         "rollouts weigh but pass: capture, extension, selfatari, atari, dist1, "
@@ -415,22 +396,20 @@ def load_or_label(path, games, positions, size, playouts, threads, seed, mode="r
 
 
 # --- training -----------------------------------------------------------------------------
-def tail_word(size, gammas, light_after=None, answer=False):
+def tail_word(size, light_after=None):
     """The light tail's rules word of the balancing playouts: the engine's for the board size
     with the gammas for light_after moves (None: the default; 0 to the end, where their moves
-    refuse bad self-ataris), with the gamma tail when `gammas`, and the gamma moves' answer to
-    the last move (--rollout-answer on) when `answer`."""
+    refuse bad self-ataris)."""
     from gammago.config import EngineConfig, rollout_tail_for
-    return rollout_tail_for(size, EngineConfig(rollout_light_after=light_after,
-                                               rollout_tail_gammas=gammas, rollout_answer=answer))
+    return rollout_tail_for(size, EngineConfig(rollout_light_after=light_after))
 
 
-def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None, far_scale=1.0):
+def evaluate(boards, table, playouts, threads, seed, light_after=0, tail=None):
     from gammago import balance
     with ThreadPoolExecutor(max_workers=threads) as ex:
         return np.array(list(ex.map(
             lambda kb: balance.value(kb[1], table, playouts, seed + kb[0], light_after,
-                                     tail=tail, far_scale=far_scale),
+                                     tail=tail),
             enumerate(boards))))
 
 
@@ -445,33 +424,19 @@ def held_out_mse(v, labels, playouts):
 def train(train_boards, train_labels, test_boards, test_labels, base, listed, args, log=print):
     from gammago import balance
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
-    param, ngammas = param_map(listed, groups)
-    fit_far = args.fit_tail_far
-    # with fit_far, one more parameter after the gammas': log F, F the factor on the gamma
-    # tail's far weight
-    nparams = ngammas + 1 if fit_far else ngammas
-    far_param = ngammas if fit_far else -1
+    param, nparams = param_map(listed, groups)
     theta = np.zeros(nparams)
     # start from the base table (a parameter shared by several ids takes its default's value)
     for i in np.nonzero(param >= 0)[0]:
         theta[param[i]] = math.log(base[i])
-    far0 = args.tail_far
-    if fit_far:
-        theta[far_param] = math.log(far0)
-
-    def far_scale():
-        return math.exp(theta[far_param]) if fit_far else far0
-
     table = table_from(theta, param, base)
     history = []
-    word = tail_word(args.size, args.tail_gammas, args.light_after, args.answer)
+    word = tail_word(args.size, args.light_after)
     v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                 args.light_after, word, far_scale())
+                 args.light_after, word)
     mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
-    history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true,
-                    "tail_far": far_scale()})
-    far_text = f", far factor {far_scale():.3f}" if fit_far else ""
-    log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f}){far_text}")
+    history.append({"epoch": 0, "held_out_mse": mse, "held_out_mse_policy": mse_true})
+    log(f"epoch 0: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f})")
     rng = np.random.default_rng(args.seed)
     labels = np.asarray(train_labels, dtype=np.float64)
     seed = args.seed * 1_000_003
@@ -483,16 +448,13 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
         for s in range(0, len(order), args.batch):
             batch = order[s:s + args.batch]
 
-            f = far_scale()
-
             def one(k):
                 b = train_boards[k]
                 sd = seed + 2 * int(k) + epoch * 7_919_993
                 vhat = balance.value(b, table, args.value_playouts, sd, args.light_after,
-                                     tail=word, far_scale=f)
+                                     tail=word)
                 g, _ = balance.gradient(b, table, param, nparams, args.grad_playouts, vhat, sd + 1,
-                                        args.light_after, tail=word, far_scale=f,
-                                        far_param=far_param)
+                                        args.light_after, tail=word)
                 return vhat, g
 
             with ThreadPoolExecutor(max_workers=args.threads) as ex:
@@ -508,13 +470,12 @@ def train(train_boards, train_labels, test_boards, test_labels, base, listed, ar
             bar.update(len(batch))
         bar.close()
         v = evaluate(test_boards, table, args.eval_playouts, args.threads, args.seed + 10_000_000,
-                     args.light_after, word, far_scale())
+                     args.light_after, word)
         mse, mse_true = held_out_mse(v, test_labels, args.eval_playouts)
         history.append({"epoch": epoch, "held_out_mse": mse, "held_out_mse_policy": mse_true,
-                        "train_mse": float(np.mean(sq)), "tail_far": far_scale()})
-        far_text = f", far factor {far_scale():.3f}" if fit_far else ""
+                        "train_mse": float(np.mean(sq))})
         log(f"epoch {epoch}: held-out MSE {mse:.4f} (less playout noise {mse_true:.4f}), "
-            f"training batches {np.mean(sq):.4f}{far_text}")
+            f"training batches {np.mean(sq):.4f}")
     return table, history
 
 
@@ -533,17 +494,7 @@ def plot(history, path):
     ax.set_xlabel("epoch")
     ax.set_ylabel("(V* - V)^2")
     ax.set_title("simulation balancing")
-    far = [h.get("tail_far", 1.0) for h in history]
-    if len(set(far)) > 1:               # fitted (--fit-tail-far): its path on a second axis
-        ax2 = ax.twinx()
-        ax2.plot(ep, far, "x-", color="tab:gray", label="far factor F (right)")
-        ax2.set_ylabel("the gamma tail's far factor F")
-        ax2.set_ylim(bottom=0)
-        h1, l1 = ax.get_legend_handles_labels()
-        h2, l2 = ax2.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2)
-    else:
-        ax.legend()
+    ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -570,18 +521,6 @@ def main(args):
         return 2
     if args.light_after < 0:
         print("train-balance: --light-after must be >= 0", file=sys.stderr)
-        return 2
-    if args.tail_gammas and args.light_after == 0:
-        print("train-balance: --tail-gammas needs --light-after N > 0 (the gamma moves before "
-              "the tail)", file=sys.stderr)
-        return 2
-    if (args.fit_tail_far or args.tail_far != 1.0) and not args.tail_gammas:
-        print("train-balance: --tail-far and --fit-tail-far need --tail-gammas (the far weight "
-              "is the gamma tail's)", file=sys.stderr)
-        return 2
-    if not 0 < args.tail_far < float("inf"):
-        print(f"train-balance: --tail-far must be a finite number > 0, not {args.tail_far}",
-              file=sys.stderr)
         return 2
     if not 0 < args.holdout < 1:
         print("train-balance: --holdout must be between 0 and 1", file=sys.stderr)
@@ -632,17 +571,12 @@ def main(args):
     png = out.with_suffix(".png")
     plot(history, png)
     first, last = history[0], history[-1]
-    settings = {"rollout_light_after": args.light_after, "rollout_tail_gammas": args.tail_gammas}
-    if args.tail_gammas:
-        settings["rollout_tail_far"] = float(f"{last['tail_far']:.4g}")
-    if args.answer:
-        settings["rollout_answer"] = True
+    settings = {"rollout_light_after": args.light_after}
     comments = [
         "simulation balancing (gammago train-balance): the rollouts' table as it is "
         "(use with --rollout-gammas)" + (
             f", for {args.light_after} gamma moves and the light tail" if args.light_after
-            else ", gammas to the end") + (
-            ", its gamma moves answering the last move first" if args.answer else "") +
+            else ", gammas to the end") +
         "; the engine plays it with the settings below "
         "where its options leave them unset",
         G.settings_comment(settings, args.size),
@@ -660,6 +594,5 @@ def main(args):
     G.save(out, table, listed, comments=comments)
     print(json.dumps({"out": str(out), "plot": str(png), "games": len(games),
                       "training_positions": len(tr), "held_out_positions": len(te),
-                      "tail_far": last["tail_far"],
                       "history": history, "seconds": round(time.time() - t0, 1)}, indent=1))
     return 0

@@ -6,11 +6,9 @@ log-probability of the moves they played with respect to the log-gammas.
 A playout plays every move with probability proportional to the product of the gammas of its
 rollout features (features.pxd: rollout_features), as the rollouts do with the gammas to the end
 (pyx/rollout.pyx; pass only when no point has a positive weight; with TAIL_REFUSE in the rules
-word, none of the bad self-ataris it refuses; with TAIL_ANSWER, the light tail's answer to the
-last move first when there is one, a move outside the gradient). After its first light_after
-moves a playout may go on with the light tail's rules (tail_choose: moves outside the gradient)
-or with the gamma tail (_gamma_tail: its gamma draws among the last move's neighbours count in
-the gradient), as the engine's rollouts do. This module recomputes every weight at every move,
+word, none of the bad self-ataris it refuses). After its first light_after moves a playout may
+go on with the light tail's rules (tail_choose: moves outside the gradient), as the engine's
+rollouts do. This module recomputes every weight at every move,
 which is slow but simple: it serves training, not play. For a move a
 chosen among the candidates b with probabilities pi(b),
 
@@ -30,109 +28,43 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
                             board_score, PASS, EMPTY, MAX_PTS)
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
-from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_GAMMAS,
-                           TAIL_REFUSE, TAIL_ANSWER)
+from gammago.tail cimport tail_choose, tail_refused, TAIL_REFUSE
 from gammago.tail import rule_names
-from gammago.rollout cimport gamma_tail_far, gamma_tail_pick
-
-
-cdef inline void _trace_one(int pid, double x, double* trace, uint8_t* mark, int32_t* touched,
-                            int* ntouched) noexcept nogil:
-    """Add x to the trace entry of parameter pid, listing it in touched the first time."""
-    if not mark[pid]:
-        mark[pid] = 1
-        touched[ntouched[0]] = pid
-        ntouched[0] += 1
-    trace[pid] += x
 
 
 cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
                             uint8_t* mark, int32_t* touched, int* ntouched) noexcept nogil:
-    """Add x to the trace entry of every trained parameter among the move's features f."""
+    """Add x to the trace entry of every trained parameter among the move's features f,
+    listing each in touched the first time."""
     cdef int g, pid
     for g in range(NGROUPS):
         pid = param[f[g]]
         if pid >= 0:
-            _trace_one(pid, x, trace, mark, touched, ntouched)
-
-
-cdef int _gamma_tail(board_t* b, const double* gamma, const int32_t* param, rng_t* r, int tail,
-                     double tail_far, int far_pid, double* trace, uint8_t* mark,
-                     int32_t* touched, int* ntouched, double* w, int32_t* ids,
-                     int16_t* pts) noexcept nogil:
-    """The gamma tail's move (pyx/rollout.pyx, _gamma_tail: the rules tail's answer, else the
-    last move's 8 neighbours by their weights against tail_far for each other empty point, the
-    same draw, gamma_tail_pick; a far move the rules tail's random move away from them), adding
-    d log pi / d theta of a gamma choice into trace.
-    The far mass's dependence on the gammas (the empty 3x3 pattern, edge and distance gammas
-    through tail_far) is left out of the gradient. far_pid >= 0: the parameter log F of a factor
-    F on tail_far, whose d log pi / d log F (1 for a far move, 0 for a neighbour, less the far
-    draw's probability) goes into trace[far_pid]."""
-    cdef int c = b.to_move, last = b.last, k, q, j, n = 0, p
-    cdef double s = 0, total
-    p = tail_reply(b, r)
-    if p >= 0:
-        return p
-    if last != PASS:
-        for k in range(8):
-            q = last + b.off[k]
-            if b.color[q] != EMPTY or not board_is_legal(b, q, c) or board_is_eye(b, q, c):
-                continue
-            rollout_features(b, q, c, ids + n * NGROUPS)
-            w[n] = team_gamma(gamma, ids + n * NGROUPS)
-            if w[n] > 0:
-                s += w[n]
-                pts[n] = <int16_t>q
-                n += 1
-    if b.nempty == 0:
-        return PASS
-    k = gamma_tail_pick(w, n, s, b.nempty, tail_far, r)
-    if trace != NULL and n > 0:
-        total = s + (b.nempty - n) * tail_far
-        for j in range(n):
-            _trace_add(ids + j * NGROUPS, param, -w[j] / total, trace, mark, touched, ntouched)
-        if k >= 0:
-            _trace_add(ids + k * NGROUPS, param, 1.0, trace, mark, touched, ntouched)
-        if far_pid >= 0:
-            _trace_one(far_pid, (1.0 if k < 0 else 0.0) - (b.nempty - n) * tail_far / total,
-                       trace, mark, touched, ntouched)
-    if k >= 0:
-        return pts[k]
-    return tail_random(b, r, tail, last)    # a neighbour of the last move comes from above alone
+            if not mark[pid]:
+                mark[pid] = 1
+                touched[ntouched[0]] = pid
+                ntouched[0] += 1
+            trace[pid] += x
 
 
 cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_t* r,
-                     int light_after, int tail, double tail_far, int far_pid, double* trace,
-                     uint8_t* mark, int32_t* touched, int* ntouched, double* w, int32_t* ids,
-                     int16_t* pts) noexcept nogil:
+                     int light_after, int tail, double* trace, uint8_t* mark, int32_t* touched,
+                     int* ntouched, double* w, int32_t* ids, int16_t* pts) noexcept nogil:
     """Play b out with the gammas, adding every move's d log pi / d theta into trace (only the
     parameters marked in mark / listed in touched are non-zero; trace NULL: no gradient).
     light_after > 0: after that many moves the light tail plays (pyx/tail.pyx, with the rules
     of the rules word `tail`, as the engine's rollouts do); its moves add nothing to the trace,
-    they do not depend on the gammas, except with the gamma tail (TAIL_GAMMAS in tail;
-    _gamma_tail, whose far mass is tail_far), whose choices among the last move's neighbours
-    do (and, with far_pid >= 0, its choice between them and a far move, into trace[far_pid]).
-    Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
+    they do not depend on the gammas. Returns Black's result: 1 a win, 0.5 a jigo, 0 a loss."""
     cdef int maxmoves = 3 * b.size * b.size, nmoves = 0, c, i, j, k, n, p
     cdef double total, u, s
     cdef int32_t* f
     while b.npass < 2 and nmoves < maxmoves:
         c = b.to_move
         if light_after > 0 and nmoves >= light_after:
-            if tail & TAIL_GAMMAS:
-                p = _gamma_tail(b, gamma, param, r, tail, tail_far, far_pid, trace, mark,
-                                touched, ntouched, w, ids, pts)
-            else:
-                p = tail_choose(b, r, tail)
+            p = tail_choose(b, r, tail)
             board_play(b, p, c)
             nmoves += 1
             continue
-        if tail & TAIL_ANSWER:
-            p = tail_reply(b, r)           # forced: it does not depend on the gammas
-            if p >= 0:
-                board_play(b, p, c)
-                nmoves += 1
-                continue
         n = 0
         total = 0
         for i in range(b.nempty):
@@ -184,13 +116,10 @@ cdef int _tail(Board board, tail) except -1:
 
 def gradient(Board board not None, const double[::1] gammas not None,
              const int32_t[::1] param not None, int nparams, int playouts,
-             double baseline, unsigned long long seed=1, int light_after=0, tail=None,
-             double far_scale=1.0, int far_param=-1):
+             double baseline, unsigned long long seed=1, int light_after=0, tail=None):
     """`playouts` gamma playouts from `board` (the side to move is its to_move), to the end or,
     with light_after > 0, that many moves and then the light tail (its rules: the rules word
-    `tail`, or the engine's default for the board's size when None). far_scale: the factor F on
-    the gamma tail's far weight (--rollout-tail-far); far_param >= 0: the index in grad of the
-    parameter log F (one that `param` does not use), whose gradient is estimated too.
+    `tail`, or the engine's default for the board's size when None).
     Returns (grad, mean_z): grad[k] = mean over the playouts of (z - baseline) * trace_k, an
     estimate of d P(Black wins) / d theta_k (theta = log gammas, parameter k as `param` maps
     them); mean_z the playouts' Black score. Releases the GIL while it plays."""
@@ -200,11 +129,6 @@ def gradient(Board board not None, const double[::1] gammas not None,
         raise ValueError("playouts and nparams must be >= 1")
     if np.asarray(param).max() >= nparams:
         raise ValueError(f"param holds an index not below nparams {nparams}")
-    if not 0 < far_scale < float("inf"):
-        raise ValueError(f"far_scale must be a finite number > 0, not {far_scale}")
-    if far_param >= nparams or (far_param >= 0 and np.any(np.asarray(param) == far_param)):
-        raise ValueError(f"far_param {far_param} must be below nparams {nparams} and unused "
-                         f"by param")
     grad = np.zeros(nparams, dtype=np.float64)
     cdef double[::1] gv = grad
     cdef double* gr = &gv[0]
@@ -222,8 +146,6 @@ def gradient(Board board not None, const double[::1] gammas not None,
     cdef double z, zsum = 0, base = baseline
     cdef rng_t r
     cdef int rules = _tail(board, tail)
-    cdef double far = gamma_tail_far(gp, board.b) * far_scale if rules & TAIL_GAMMAS else 0.0
-    cdef int far_pid = far_param if far_param >= 0 and rules & TAIL_GAMMAS else -1
     try:
         if not (b and trace and mark and touched and w and ids and pts):
             raise MemoryError()
@@ -234,8 +156,8 @@ def gradient(Board board not None, const double[::1] gammas not None,
             for i in range(n):
                 board_copy(b, board.b)
                 ntouched = 0
-                z = _playout(b, gp, pp, &r, light_after, rules, far, far_pid, trace, mark,
-                             touched, &ntouched, w, ids, pts)
+                z = _playout(b, gp, pp, &r, light_after, rules, trace, mark, touched,
+                             &ntouched, w, ids, pts)
                 zsum += z
                 for t in range(ntouched):
                     pid = touched[t]
@@ -256,9 +178,9 @@ def gradient(Board board not None, const double[::1] gammas not None,
 
 
 def value(Board board not None, const double[::1] gammas not None, int playouts,
-          unsigned long long seed=1, int light_after=0, tail=None, double far_scale=1.0):
+          unsigned long long seed=1, int light_after=0, tail=None):
     """Black's mean score over `playouts` playouts of this module's policy from `board` (the
-    light tail after light_after moves when > 0, its rules and far_scale as in gradient),
+    light tail after light_after moves when > 0, its rules as in gradient),
     without the gradient (the baseline and the fitted value of simulation balancing)."""
     if gammas.shape[0] != NFEAT:
         raise ValueError(f"gammas need {NFEAT} entries")
@@ -273,9 +195,6 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
     cdef double zsum = 0
     cdef rng_t r
     cdef int rules = _tail(board, tail)
-    if not 0 < far_scale < float("inf"):
-        raise ValueError(f"far_scale must be a finite number > 0, not {far_scale}")
-    cdef double far = gamma_tail_far(gp, board.b) * far_scale if rules & TAIL_GAMMAS else 0.0
     try:
         if not (b and w and ids and pts):
             raise MemoryError()
@@ -283,8 +202,8 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
         with nogil:
             for i in range(n):
                 board_copy(b, board.b)
-                zsum += _playout(b, gp, NULL, &r, light_after, rules, far, -1, NULL, NULL,
-                                 NULL, NULL, w, ids, pts)
+                zsum += _playout(b, gp, NULL, &r, light_after, rules, NULL, NULL, NULL, NULL,
+                                 w, ids, pts)
     finally:
         free(b)
         free(w)

@@ -15,8 +15,7 @@ from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, m
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
 from gammago.tactics cimport libs_after
-from gammago.tail cimport (tail_choose, tail_reply, tail_random, tail_refused, TAIL_RULES_DEFAULT,
-                           TAIL_GAMMAS, TAIL_REFUSE, TAIL_ANSWER)
+from gammago.tail cimport tail_choose, tail_refused, TAIL_RULES_DEFAULT, TAIL_REFUSE
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,
                                NGROUPS, NFEAT, G_CAPTURE, G_EXTENSION, G_SELFATARI, G_ATARI,
@@ -147,54 +146,6 @@ cdef void _set_geometry(gamma_policy_t* g, const board_t* b) noexcept nogil:
             else:
                 g.fr1[adr][dr] = g.fm1[d]
                 g.fr2[adr][dr] = g.fm2[d]
-    g.tail_far = gamma_tail_far(g.gamma, b) * g.tail_far_scale
-
-cdef double gamma_tail_far(const double* gamma, const board_t* b) noexcept nogil:
-    # The pairs (p, q) of board points beyond each other's 8 neighbours, taken by their offset
-    # (dr, dc) = q - p: both distance gammas depend on |dr| and |dc| alone, the pairs at one
-    # offset number (S - |dr|) (S - |dc|), and the edge gammas of their first points p sum over
-    # a rectangle of the board, read off a table of prefix sums. O(S^2), where summing pair by
-    # pair was O(S^4) (20 M instructions on 19x19).
-    cdef int S = b.size, W = b.W, corner = b.W + 1, r, c, dr, dc, adr, adc, r0, r1, c0, c1
-    cdef double pe = gamma[FB_PAT3 + pat3_table()[0]]    # code 0: eight empty neighbours
-    cdef double pre[(MAX_SIZE + 1) * (MAX_SIZE + 1)]     # pre[r, c]: edge gammas, rows < r, cols < c
-    cdef double s1 = 0, s2 = 0, npair = 0, n, e
-    cdef int P = MAX_SIZE + 1
-    for c in range(S + 1):
-        pre[c] = 0
-    for r in range(S):
-        pre[(r + 1) * P] = 0
-        for c in range(S):
-            pre[(r + 1) * P + c + 1] = (pre[r * P + c + 1] + pre[(r + 1) * P + c] - pre[r * P + c]
-                                        + gamma[feat_edge(b, corner + r * W + c)])
-    for dr in range(-(S - 1), S):
-        adr = dr if dr >= 0 else -dr
-        r0 = -dr if dr < 0 else 0                        # the rows of p with q on the board
-        r1 = S - dr if dr > 0 else S
-        for dc in range(-(S - 1), S):
-            adc = dc if dc >= 0 else -dc
-            if adr <= 1 and adc <= 1:                    # q is p or one of its 8 neighbours
-                continue
-            c0 = -dc if dc < 0 else 0
-            c1 = S - dc if dc > 0 else S
-            n = <double>(S - adr) * (S - adc)
-            e = pre[r1 * P + c1] - pre[r0 * P + c1] - pre[r1 * P + c0] + pre[r0 * P + c0]
-            npair += n
-            s1 += e * gamma[feat_dist(b, corner + adr * W + adc, corner, FB_DIST1)]
-            s2 += n * gamma[feat_dist(b, corner + adr * W + adc, corner, FB_DIST2)]
-    return pe * (s1 / npair) * (s2 / npair) if npair > 0 else 0.0
-
-cdef int gamma_tail_pick(const double* w, int n, double s, int nempty, double tail_far,
-                         rng_t* r) noexcept nogil:
-    cdef double u = rng_unit(r) * (s + (nempty - n) * tail_far)
-    cdef int i
-    if u >= s:
-        return -1
-    for i in range(n - 1):
-        u -= w[i]
-        if u < 0:
-            return i
-    return n - 1
 
 # ---------------------------------------------------------------------------------------------
 # Dirty bookkeeping
@@ -844,49 +795,6 @@ cdef void _gp_setboard(void* ctx, board_t* b) noexcept nogil:
     g.cache_nk = g.nk[c]
     g.cache_kostate = g.kostate[c]
 
-cdef int _gamma_tail(gamma_policy_t* g, board_t* b, rng_t* r) noexcept nogil:
-    """The gamma tail's move for b.to_move (TAIL_GAMMAS): the rules tail's capture or save
-    (tail_reply) when there is one; else a move drawn from the gammas, exactly among the empty 8
-    neighbours of the last move (each with its full weight: _weight's features times the two
-    distance gammas) against a far mass of tail_far for every other empty point; a far move is
-    the rules tail's random move, no neighbour of the last move (tail_random; weighing the
-    far draws by their 3x3 and edge gammas as well lost at equal playouts:
-    docs/experiments/gamma-tail.md). The stored weights are not kept (_gp_played starts over
-    after a tail move); _weight may list points on the L and K lists, which that start-over
-    clears."""
-    cdef int c = b.to_move, last = b.last, last2 = b.last2, k, q, i, p, n = 0
-    cdef int cand[8]
-    cdef double wl[8]
-    cdef double s = 0, x
-    p = tail_reply(b, r)
-    if p >= 0:
-        return p
-    if b.size != g.size or b.W != g.W:
-        _set_geometry(g, b)
-        _set_all_full(g)
-    if last != PASS:
-        for k in range(8):
-            q = last + b.off[k]
-            if b.color[q] != EMPTY:
-                continue
-            x = _weight(g, b, c, q)
-            if x <= 0:
-                continue
-            x *= g.gx1[DX_C + g.dpos[q] - g.dpos[last]]
-            if last2 != PASS:
-                x *= g.gx2[DX_C + g.dpos[q] - g.dpos[last2]]
-            cand[n] = q
-            wl[n] = x
-            s += x
-            n += 1
-    if b.nempty == 0:
-        return PASS
-    i = gamma_tail_pick(wl, n, s, b.nempty, g.tail_far, r)
-    if i >= 0:
-        g.n_tail_local += 1
-        return cand[i]
-    return tail_random(b, r, g.tail, last)  # a neighbour of the last move comes from above alone
-
 cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
     cdef gamma_policy_t* g = <gamma_policy_t*>ctx
     cdef int c = b.to_move, m
@@ -895,22 +803,12 @@ cdef int _gp_choose(void* ctx, board_t* b, rng_t* r) noexcept nogil:
         # it did not see chosen, and setboard does at the next playout)
         g.n_light += 1
         g.chosen = -1
-        if g.tail & TAIL_GAMMAS:
-            return _gamma_tail(g, b, r)
         return tail_choose(b, r, g.tail)
     if b.size != g.size or b.W != g.W:
         _set_geometry(g, b)
         _set_all_full(g)
     _flush(g, b, c)
     g.n_choose += 1
-    if g.tail & TAIL_ANSWER:
-        # the tail's answer to the last move (capture its string in atari, or save a string it
-        # put in atari), played before the gammas draw
-        m = tail_reply(b, r)
-        if m >= 0:
-            g.n_answered += 1
-            gamma_policy_premove(g, b, m)
-            return m
     m = _sample(g, b, c, r)
     if g.tail & TAIL_REFUSE:
         # a refused move's weight is set aside for this draw (recomputed at c's next flush) and
@@ -1048,7 +946,6 @@ cdef gamma_policy_t* gamma_policy_new(const double* gamma, int near_d) noexcept 
     g.size = 0
     g.W = 0
     g.chosen = -1
-    g.tail_far_scale = 1.0
     _set_all_full(g)
     return g
 
@@ -1138,10 +1035,8 @@ cdef class GammaPolicy:
     tail: the tail's optional rules, a rules word (gammago.tail.rules; its shapes by default)."""
 
     def __cinit__(self, gammas=None, int near_d=0, int light_after=0,
-                  int tail=TAIL_RULES_DEFAULT, double tail_far_scale=1.0):
+                  int tail=TAIL_RULES_DEFAULT):
         cdef double[::1] t
-        if not 0 < tail_far_scale < float("inf"):
-            raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
         rule_names(tail)                   # refuses a word with unknown bits
@@ -1152,7 +1047,6 @@ cdef class GammaPolicy:
             raise MemoryError()
         self.g.light_after = light_after
         self.g.tail = tail
-        self.g.tail_far_scale = tail_far_scale
         self.near_d = self.g.near_d
 
     def __dealloc__(self):
@@ -1171,17 +1065,6 @@ cdef class GammaPolicy:
         return self.g.tail
 
     @property
-    def tail_far(self):
-        """The gamma tail's weight of a point away from the last move (gamma_policy_t.tail_far,
-        tail_far_scale included), for the last board size seen (0 before)."""
-        return self.g.tail_far
-
-    @property
-    def tail_far_scale(self):
-        """The factor on the gamma tail's far weight (gamma_policy_t.tail_far_scale)."""
-        return self.g.tail_far_scale
-
-    @property
     def tail_rules(self):
         """The names of the light tail's rules that are on (gammago.tail.rule_names)."""
         return rule_names(self.g.tail)
@@ -1191,15 +1074,13 @@ cdef class GammaPolicy:
         """Counters since creation: choices, sampling attempts, weights recomputed, full
         recomputations, exact fallback draws, weights through feat_tactics, playout starts
         that reused the cached start position's weights, moves
-        of the light tail (light_after), gamma-tail moves among the last move's neighbours,
-        gamma moves refused (TAIL_REFUSE in tail) and drawn again, the tail's answers played in
-        place of a gamma draw (TAIL_ANSWER in tail)."""
+        of the light tail (light_after), gamma moves refused (TAIL_REFUSE in tail) and drawn
+        again."""
         return {"choose": self.g.n_choose, "light": self.g.n_light,
-                "tail_local": self.g.n_tail_local, "attempts": self.g.n_attempts,
+                "attempts": self.g.n_attempts,
                 "recompute": self.g.n_recompute, "full": self.g.n_full,
                 "fallback": self.g.n_fallback, "slow": self.g.n_slow, "cached": self.g.n_cached,
-                "refused": self.g.n_refused,
-                "answered": self.g.n_answered}
+                "refused": self.g.n_refused}
 
     def evaluate(self, Board board, int n, unsigned long long seed=1, int mercy=0):
         """Pure Monte-Carlo with gamma playouts from board: {'black_winrate', 'ownership'

@@ -288,6 +288,21 @@ cdef int _random_scan(const board_t* b, rng_t* r) noexcept nogil:
     p = _pick(cand, m, r)
     return p if p >= 0 else PASS
 
+cdef int _tail_random(board_t* b, rng_t* r, int rules) noexcept nogil:
+    """The tail's random move: TAIL_TRIES uniform draws of an empty point the rules permit
+    (_random_ok), then any legal non-eye point (with TAIL_SEKI the scan or a pass); PASS when no
+    point is empty."""
+    cdef int c = b.to_move, i, p, n = b.nempty
+    if n == 0:
+        return PASS
+    for i in range(TAIL_TRIES):
+        p = b.empty[rng_below(r, n)]
+        if _random_ok(b, p, c, rules):
+            return p
+    if rules & TAIL_SEKI:
+        return _random_scan(b, r)
+    return light_choose(NULL, b, r)
+
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
     """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_2LIB: try
     the 2-liberty rule after the capture and escape rules; TAIL_SHAPES: then the Mogo shapes
@@ -309,35 +324,14 @@ cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
         p = _tail_capture(b, r)
         if p >= 0:
             return p
-    return tail_random(b, r, rules, PASS)
-
-cdef int tail_reply(const board_t* b, rng_t* r) noexcept nogil:
-    return _tail_reply(b, r)
+    return _tail_random(b, r, rules)
 
 cdef bint tail_refused(const board_t* b, int p, int c, int rules) noexcept nogil:
     return tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c)
 
-cdef int tail_random(board_t* b, rng_t* r, int rules, int avoid) noexcept nogil:
-    cdef int c = b.to_move, i, p, n = b.nempty, W = b.W, dr, dc
-    if n == 0:
-        return PASS
-    for i in range(TAIL_TRIES):
-        p = b.empty[rng_below(r, n)]
-        if avoid != PASS:
-            dr = p // W - avoid // W
-            dc = p % W - avoid % W
-            if -1 <= dr <= 1 and -1 <= dc <= 1:
-                continue
-        if _random_ok(b, p, c, rules):
-            return p
-    if rules & TAIL_SEKI:
-        return _random_scan(b, r)
-    return light_choose(NULL, b, r)
-
 # the rules' names, as the command line and the tools give them
 RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
-         "seki": TAIL_SEKI, "gammas": TAIL_GAMMAS, "refuse": TAIL_REFUSE,
-         "answer": TAIL_ANSWER}
+         "seki": TAIL_SEKI, "refuse": TAIL_REFUSE}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

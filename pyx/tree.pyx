@@ -690,7 +690,6 @@ cdef class Search:
     cdef object _gamma        # the numpy table behind the gamma prior (kept alive here)
     cdef object _rollout_table  # the numpy table behind the gamma rollouts (kept alive here)
     cdef int _light_after     # gamma rollouts: moves before the light tail (0 never)
-    cdef double _tail_far_scale  # gamma rollouts: gamma_policy_t.tail_far_scale
     cdef int _tail            # gamma rollouts: the light tail's rules word (gamma_policy_t.tail)
 
     def __cinit__(self, int max_nodes=1000000, seed=1, NodeBudget budget=None, **params):
@@ -719,7 +718,6 @@ cdef class Search:
         self.maker.arg = NULL
         self.maker.make = _light_make
         self.maker.release = _no_release
-        self._tail_far_scale = 1.0
         self.workers = NULL
         self.nworkers = 0
         self.seed = seed
@@ -775,24 +773,19 @@ cdef class Search:
         # rates the same without reading them
         self.t.prior.rate = prior_gamma_rollout if _unweighed_at_one(a) else prior_gamma
 
-    def use_gamma_rollouts(self, table, int light_after=0, int tail=TAIL_RULES_DEFAULT,
-                           double tail_far_scale=1.0):
+    def use_gamma_rollouts(self, table, int light_after=0, int tail=TAIL_RULES_DEFAULT):
         """Roll out with the gamma policy of gammago.rollout (one policy context per worker)
         for a float64 gamma table; None goes back to light (uniform) rollouts. light_after: a
         rollout's moves after its first light_after follow the light tail's rules, not the
         gammas (gamma_policy_t.light_after; 0 never). tail: the light tail's optional rules, a
-        rules word (gammago.tail.rules; gamma_policy_t.tail). tail_far_scale: the factor on the
-        gamma tail's far weight (gamma_policy_t.tail_far_scale)."""
+        rules word (gammago.tail.rules; gamma_policy_t.tail)."""
         import numpy as np
         cdef double[::1] view
         if light_after < 0:
             raise ValueError(f"light_after must be >= 0, not {light_after}")
-        if not 0 < tail_far_scale < float("inf"):
-            raise ValueError(f"tail_far_scale must be a finite number > 0, not {tail_far_scale}")
         rule_names(tail)                   # refuses a word with unknown bits
         self._light_after = light_after
         self._tail = tail
-        self._tail_far_scale = tail_far_scale
         if table is None:
             self._free_workers()
             self._rollout_table = None
@@ -820,11 +813,6 @@ cdef class Search:
     def light_after(self):
         """The gamma rollouts' moves before their light tail (use_gamma_rollouts; 0 never)."""
         return self._light_after
-
-    @property
-    def tail_far_scale(self):
-        """The factor on the gamma tail's far weight (use_gamma_rollouts)."""
-        return self._tail_far_scale
 
     @property
     def tail(self):
@@ -997,7 +985,6 @@ cdef class Search:
             if self.maker.make == rollout_make_gamma:
                 (<gamma_policy_t*>self.workers[i].pol.ctx).light_after = self._light_after
                 (<gamma_policy_t*>self.workers[i].pol.ctx).tail = self._tail
-                (<gamma_policy_t*>self.workers[i].pol.ctx).tail_far_scale = self._tail_far_scale
         # criticality statistics belong to one search (calloc zeroed the workers' counters)
         self.t.workers = self.workers
         self.t.nworkers = threads

@@ -34,10 +34,11 @@ def _position(size, moves):
 
 
 @pytest.mark.parametrize("light_after, rules", [(0, ("shapes", "lone")), (5, ("shapes", "lone")),
-                                                (3, ("gammas", "lone"))])
+                                                (3, ("lone", "seki"))])
 def test_value_is_the_rollouts_policy(light_after, rules):
     """balance.value samples as the gamma rollouts do (the gammas to the end, or light_after
-    moves and then the light tail: with its shapes and the lone-stone rule, or the gamma tail):
+    moves and then the light tail, with its shapes and the lone-stone rule, or without the
+    shapes and with the seki rule):
     Black's win rate agrees with GammaPolicy.evaluate within the noise of 20,000 playouts each,
     and not with a table that prefers other moves."""
     t = _table(7)
@@ -75,10 +76,9 @@ def test_the_tails_lone_stone_and_seki_rules_follow_the_board_size():
             balance.value(b, t, 300, 5, 5, tail=2 * max(tail.RULES.values()))
 
 
-def _check_gradient_by_finite_differences(light_after=0, word=None, skip=lambda i: False):
+def _check_gradient_by_finite_differences(light_after=0, word=None):
     """The likelihood-ratio gradient of P(Black wins) on a 5x5 position (where playouts are
-    cheap) agrees with a central finite difference on the steepest parameter that holds no
-    feature id for which skip(id) is true."""
+    cheap) agrees with a central finite difference on the steepest parameter."""
     base = _table(5)
     listed = G.load_rollout_default(5).listed
     param, nparams = param_map(listed)
@@ -90,8 +90,7 @@ def _check_gradient_by_finite_differences(light_after=0, word=None, skip=lambda 
     v = balance.value(b, t, 20000, 7, light_after, tail=word)
     g, z = balance.gradient(b, t, param, nparams, 20000, v, 11, light_after, tail=word)
     assert abs(z - v) < 0.02
-    skipped = {param[i] for i in range(F.N_FEATURES) if param[i] >= 0 and skip(i)}
-    k = int([k for k in np.argsort(-np.abs(g)) if k not in skipped][0])
+    k = int(np.argmax(np.abs(g)))
     assert abs(g[k]) > 0.02
     eps = 0.3
     vals = []
@@ -121,89 +120,6 @@ def test_gradient_with_the_refusal_matches_finite_differences():
     assert balance.value(b, t, 3000, 5, 0, tail=word) != balance.value(
         b, t, 3000, 5, 0, tail=word & ~tail.RULES["refuse"])
     _check_gradient_by_finite_differences(0, word)
-
-
-def test_gradient_with_the_answers_matches_finite_differences():
-    """The gammas to the end playing the tail's answer to the last move first (TAIL_ANSWER, as
-    the engine's rollouts with --rollout-answer on): the answers change playouts, and, forced,
-    they stay out of the gradient, which is that of the gamma draws among the rest."""
-    word = tail.rules("lone", "seki", "refuse", "answer")
-    t = _table(5)
-    b = _position(5, ["C3", "B2", "D2", "C2"])
-    assert balance.value(b, t, 3000, 5, 0, tail=word) != balance.value(
-        b, t, 3000, 5, 0, tail=word & ~tail.RULES["answer"])
-    _check_gradient_by_finite_differences(0, word)
-
-
-def test_train_balance_answer_sets_the_answer_bit():
-    """train-balance --answer balances the rollouts the engine plays with --rollout-answer on:
-    the engine's rules word for the size and gamma moves, with the answer bit added."""
-    from gammago.train_balance import tail_word
-    for size, light_after, gammas in ((9, 0, False), (19, 0, False), (9, 5, True)):
-        word = tail_word(size, gammas, light_after, answer=True)
-        assert word == tail_word(size, gammas, light_after) | tail.RULES["answer"]
-        assert not tail_word(size, gammas, light_after) & tail.RULES["answer"]
-
-
-def test_gamma_tail_gradient_matches_finite_differences():
-    """With 2 gamma moves and then the gamma tail, the gradient (the tail's choices among the
-    last move's neighbours included) on the steepest parameter that the tail's far mass does not
-    depend on (the gradient leaves that dependence out: the distance and edge groups and the
-    empty 3x3 pattern)."""
-    names = F.GROUP_NAMES
-    empty = F.GROUP_BASES[names.index("pat3")] + F.pat3_id(0)
-
-    def far_mass(i):
-        group = names[np.searchsorted(F.GROUP_BASES, i, side="right") - 1]
-        return group in ("dist1", "dist2", "edge") or i == empty
-
-    _check_gradient_by_finite_differences(2, tail.rules("gammas", "lone"), far_mass)
-
-
-def test_value_follows_the_far_factor():
-    """balance.value with far_scale F samples as the rollouts with --rollout-tail-far F do, and
-    a smaller far mass judges the position differently."""
-    t = _table(7)
-    b = _position(7, ["D4", "C3", "E3", "C5"])
-    n = 20000
-    word = tail.rules("gammas", "lone")
-    se = np.sqrt(0.25 / n) * np.sqrt(2)
-    ours = balance.value(b, t, n, 1, 2, tail=word, far_scale=0.05)
-    theirs = GammaPolicy(t, light_after=2, tail=word, tail_far_scale=0.05).evaluate(
-        b, n, 2)["black_winrate"]
-    assert abs(ours - theirs) < 4 * se
-    assert abs(balance.value(b, t, n, 3, 2, tail=word) - theirs) > 4 * se
-
-
-def test_far_factor_gradient_matches_finite_differences():
-    """The gradient on log F, F the factor on the gamma tail's far mass (far_param), agrees with
-    a central finite difference of the value in log F, and the gammas' gradient is the same
-    with or without it."""
-    t = _table(5)
-    listed = G.load_rollout_default(5).listed
-    param, nparams = param_map(listed)
-    b = _position(5, ["C3", "B2", "D2", "C2"])
-    word = tail.rules("gammas", "lone")
-    f = 2.0
-    v = balance.value(b, t, 20000, 7, 2, tail=word, far_scale=f)
-    g, _ = balance.gradient(b, t, param, nparams + 1, 20000, v, 11, 2, tail=word, far_scale=f,
-                            far_param=nparams)
-    g0, _ = balance.gradient(b, t, param, nparams, 20000, v, 11, 2, tail=word, far_scale=f)
-    assert np.array_equal(g[:nparams], g0)          # the same playouts, the same trace
-    eps = 0.5
-    hi = balance.value(b, t, 100000, 12, 2, tail=word, far_scale=f * np.exp(eps))
-    lo = balance.value(b, t, 100000, 14, 2, tail=word, far_scale=f * np.exp(-eps))
-    fd = (hi - lo) / (2 * eps)
-    assert abs(g[nparams]) > 0.02
-    # SE of fd: sqrt(2 * 0.25 / 100000) / 1.0 ~ 0.0022; of g (20,000 playouts) ~ 0.007
-    assert abs(fd - g[nparams]) < 0.025, (g[nparams], fd)
-    assert np.sign(fd) == np.sign(g[nparams])
-    with pytest.raises(ValueError):
-        balance.gradient(b, t, param, nparams, 4, 0.5, far_param=0)     # param's own index
-    with pytest.raises(ValueError):
-        balance.gradient(b, t, param, nparams + 1, 4, 0.5, far_param=nparams + 1)
-    with pytest.raises(ValueError):
-        balance.value(b, t, 4, far_scale=0)
 
 
 def test_gradient_rejects_bad_arguments():
@@ -282,42 +198,23 @@ def test_train_balance_end_to_end(tmp_path):
     assert r2.returncode == 0 and "labels from" in r2.stderr
     assert "label:" not in r2.stderr
     # a shipped table by its name as the start
-    r2b = _run(args + ["--base", "rollout9-tail-balanced.gamma"])
+    r2b = _run(args + ["--base", "rollout19.gamma"])
     assert r2b.returncode == 0, r2b.stderr
-    assert any(c.startswith("start: ") and c.endswith("patterns/rollout9-tail-balanced.gamma")
+    assert any(c.startswith("start: ") and c.endswith("patterns/rollout19.gamma")
                for c in G.load(out).comments)
     # the engine plays with it
     e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
     assert e.genmove("b") not in ("resign", "pass")
-    # balanced for the gamma tail: the file's settings line says so, and the engine plays it
-    # so unless told otherwise
-    r3 = _run(args + ["--light-after", "3", "--tail-gammas"])
+    # balanced for 3 gamma moves and the light tail: the file's settings line says so, and the
+    # engine plays it so unless told otherwise
+    r3 = _run(args + ["--light-after", "3"])
     assert r3.returncode == 0, r3.stderr
-    assert G.load(out).settings == {"rollout_light_after": 3, "rollout_tail_gammas": True,
-                                    "rollout_tail_far": 1.0}
+    assert G.load(out).settings == {"rollout_light_after": 3}
     assert G.load(out).settings_size == 9
     e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
     e.new_game(9, 7.0)
-    assert e.search.light_after == 3 and "gammas" in e.search.tail_rules
-    # balanced with the gamma moves answering the last move first: the settings line says so,
-    # and the engine plays it so
-    r3a = _run(args + ["--answer"])
-    assert r3a.returncode == 0, r3a.stderr
-    assert G.load(out).settings == {"rollout_light_after": 0, "rollout_tail_gammas": False,
-                                    "rollout_answer": True}
-    e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(out)))
-    e.new_game(9, 7.0)
-    assert e.search.light_after == 0 and "answer" in e.search.tail_rules
-    # the far factor fitted with the gammas: it moves from where it starts, and the file and
-    # the summary give it
-    r3f = _run(args + ["--light-after", "3", "--tail-gammas", "--fit-tail-far", "--tail-far",
-                       "0.5", "--rate", "30"])
-    assert r3f.returncode == 0, r3f.stderr
-    fitted = json.loads(r3f.stdout)
-    assert fitted["history"][0]["tail_far"] == 0.5 and fitted["tail_far"] != 0.5
-    assert "far factor" in r3f.stderr
-    assert G.load(out).settings["rollout_tail_far"] == float(f"{fitted['tail_far']:.4g}")
+    assert e.search.light_after == 3
     # labels by the search with the net at the root: the cache made by rollouts is not reused
     r4 = _run(args + ["--label-mode", "net-root"])
     assert r4.returncode == 0, r4.stderr
@@ -404,14 +301,10 @@ def test_label_cache_keys_positions_by_what_they_are(tmp_path, capsys):
 def test_train_balance_refuses_bad_input(tmp_path):
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--size", "13"])
     assert r.returncode == 2 and "usable 13x13 games" in r.stderr
+    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--light-after", "-1"])
+    assert r.returncode == 2 and "--light-after must be >= 0" in r.stderr
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--tail-gammas"])
-    assert r.returncode == 2 and "--tail-gammas needs --light-after" in r.stderr
-    for extra in (["--fit-tail-far"], ["--tail-far", "0.5"]):
-        r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma")] + extra)
-        assert r.returncode == 2 and "need --tail-gammas" in r.stderr
-    r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--light-after", "3",
-              "--tail-gammas", "--tail-far", "0"])
-    assert r.returncode == 2 and "--tail-far must be a finite number > 0" in r.stderr
+    assert r.returncode == 2 and "unrecognized arguments: --tail-gammas" in r.stderr
     bad = tmp_path / "bad.gamma"
     bad.write_text("not a gamma file\n")
     r = _run(["train-balance", GAMES, "--out", str(tmp_path / "x.gamma"), "--base", str(bad)])
@@ -442,55 +335,11 @@ def test_param_map_groups():
     assert r.returncode == 2 and "pat12" in r.stderr
 
 
-def _largest_change(g, size):
-    """The largest |log| ratio of a balanced table's gammas to the start table's on a size (the
-    rollout gammas as the engine scales them there)."""
-    base = rollout_gammas(G.rollout_base(size), size)
-    return np.abs(np.log(g.table[base > 0] / base[base > 0])).max()
-
-
-def test_shipped_tail_balanced_table():
-    """patterns/rollout9-tail-balanced.gamma: a train-balance table for the 9x9 gamma tail that
-    differs from the start table, and the engine plays with it from GTP."""
-    path = os.path.join(ROOT, "patterns", "rollout9-tail-balanced.gamma")
-    g = G.load(path)
-    assert g.settings == {"rollout_light_after": 5, "rollout_tail_gammas": True}
-    assert any("labels: engine search (net-root)" in c for c in g.comments)
-    assert _largest_change(g, 9) > 0.3                   # balanced, not the start table
-    r = _run(["gtp", "--mode", "rollouts", "--playouts", "300", "--rollout-gammas", path],
-             input="boardsize 9\ngenmove b\nquit\n")
-    assert r.returncode == 0, r.stderr
-    move = r.stdout.split("\n\n")[1].strip()
-    assert move.startswith("=") and move[2:] not in ("pass", "resign", ""), r.stdout
-
-
-def test_shipped_19x19_fitted_table():
-    """patterns/rollout19-tail-fitted.gamma: a train-balance table fitted with the gamma tail's
-    far factor on 19x19; --rollout-gammas alone plays it as it was fitted on 19x19, and leaves
-    its settings aside on 9x9."""
-    path = os.path.join(ROOT, "patterns", "rollout19-tail-fitted.gamma")
-    g = G.load(path)
-    assert g.settings == {"rollout_light_after": 10, "rollout_tail_gammas": True,
-                          "rollout_tail_far": 0.3717} and g.settings_size == 19
-    assert any("--fit-tail-far" in c for c in g.comments)
-    assert _largest_change(g, 19) > 0.3                   # balanced, not the start table
-    e = Engine(EngineConfig(mode="rollouts", playouts=50,
-                            rollout_gammas="rollout19-tail-fitted.gamma"))
-    e.new_game(19, 7.5)
-    assert e.genmove("b") not in ("resign", "pass")
-    assert (e.search.light_after, e.search.tail_far_scale) == (10, 0.3717)
-    assert "gammas" in e.search.tail_rules
-    e.new_game(9, 7.0)
-    e.genmove("b")
-    assert e.search.tail_far_scale == 1.0 and "gammas" not in e.search.tail_rules
-
-
 def test_rollout_gammas_finds_a_shipped_table_by_name(tmp_path):
     """--rollout-gammas patterns/NAME (or NAME) works from any directory: the shipped table;
     a name that is neither there nor shipped is refused with that name."""
     r = subprocess.run([sys.executable, "-m", "gammago", "gtp", "--mode", "rollouts",
-                        "--playouts", "100", "--rollout-tail-gammas", "on", "--rollout-gammas",
-                        "patterns/rollout9-tail-balanced.gamma"],
+                        "--playouts", "100", "--rollout-gammas", "patterns/rollout19.gamma"],
                        input="boardsize 9\ngenmove b\nquit\n", capture_output=True, text=True,
                        cwd=tmp_path, timeout=120,
                        env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep +
@@ -501,7 +350,7 @@ def test_rollout_gammas_finds_a_shipped_table_by_name(tmp_path):
     try:
         os.chdir(tmp_path)
         e = Engine(EngineConfig(mode="rollouts", playouts=50,
-                                rollout_gammas="rollout9-tail-balanced.gamma"))
+                                rollout_gammas="rollout19.gamma"))
         e.new_game(9, 7.0)
         assert e.genmove("b") not in ("resign", "pass")
         with pytest.raises(ValueError, match="no-such.gamma"):
@@ -518,16 +367,16 @@ def test_label_engine_options_reach_the_labelling_search(tmp_path, capsys):
     from gammago import sgf
     from gammago.train_balance import (label_engine_config, label_search, load_or_label,
                                        read_label_cache, sample_positions)
-    cfg = label_engine_config("--rollout-tail-gammas on --rollout-tail-far 0.25", "net-root",
+    cfg = label_engine_config("--rollout-light-after 0 --rollout-tail-seki off", "net-root",
                               500, 7)
-    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (True, 0.25)
+    assert (cfg.rollout_light_after, cfg.rollout_tail_seki) == (0, False)
     assert (cfg.mode, cfg.playouts, cfg.seed, cfg.threads, cfg.resign, cfg.early_stop) == (
         "net-root", 500, 7, 1, 0.0, False)
     for bad, says in (("--playouts 5", "--playouts is set by train-balance"),
                       ("--seed=3", "--seed is set by train-balance"),
                       ("--bogus 1", "not an option of gammago gtp: --bogus 1"),
-                      ("--rollout-tail-far 0", "--rollout-tail-far must be"),
-                      ("--rollout-tail-gammas maybe", "invalid choice: 'maybe'"),
+                      ("--rollout-light-after -1", "--rollout-light-after must be"),
+                      ("--rollout-tail-seki maybe", "invalid choice: 'maybe'"),
                       ("'--rollout", "No closing quotation")):
         with pytest.raises(ValueError, match="--label-engine: .*" + says.split(":")[0]):
             label_engine_config(bad)

@@ -428,12 +428,12 @@ def _tail_word(**on):
     return word
 
 
-def _tail_draws(b, last, n=3000, table=None, tail_far_scale=1.0, **on):
+def _tail_draws(b, last, n=3000, table=None, **on):
     """The light tail's choices for the side to move after `last` (the playout's first move,
     played through the policy so that the tail starts right after it); on: the tail's rules
     turned on or off (_tail_word)."""
     gp = rollout.GammaPolicy(shipped_or_random() if table is None else table, light_after=1,
-                             tail=_tail_word(**on), tail_far_scale=tail_far_scale)
+                             tail=_tail_word(**on))
     b = b.copy()
     gp.reset(b)
     gp.step(b, last)
@@ -442,27 +442,25 @@ def _tail_draws(b, last, n=3000, table=None, tail_far_scale=1.0, **on):
     return b, drawn
 
 
-@pytest.mark.parametrize("gammas", [False, True])
-def test_light_tail_answers_the_last_move(gammas):
-    # the rules tail and the gamma tail alike (their answers come first):
+def test_light_tail_answers_the_last_move():
     # White's last move E5 is a stone in atari: the tail captures it at E4, every time
     b = Board(9)
     b.setup(black=["D5", "F5", "E6"], white=["A9"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E5", n=200, tail_gammas=gammas)
+    after, drawn = _tail_draws(b, "E5", n=200)
     assert set(drawn) == {after.point("E4")}
     # White's last move E6 puts Black's E5 in atari: the tail extends at E4 (three liberties)
     # or captures White's F5 (in atari next to E5) at F4, one of the two each time
     b = Board(9)
     b.setup(black=["E5", "G5", "F6"], white=["D5", "F5"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=gammas)
+    after, drawn = _tail_draws(b, "E6", n=200)
     assert set(drawn) == {after.point("E4"), after.point("F4")}
     # ... but not at E4 when that leaves two stones in atari: then only the capture
     b = Board(9)
     b.setup(black=["E5", "G5", "F6"], white=["D5", "F5", "D4", "E3"])
     b.to_move = "w"
-    after, drawn = _tail_draws(b, "E6", n=200, tail_gammas=gammas)
+    after, drawn = _tail_draws(b, "E6", n=200)
     assert set(drawn) == {after.point("F4")}
 
 
@@ -563,125 +561,6 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     gp.step(b2, "F6")
     drawn = {gp.choose(b2, seed=s + 1) for s in range(2000)}
     assert len(drawn) > 30
-
-
-# --- the gamma tail (tail rule "gammas") ------------------------------------------------------
-def _neighbours8(b, v):
-    """The points of the 8 neighbours of vertex v on b."""
-    col, row = "ABCDEFGHJKLMNOPQRST".index(v[0]), int(v[1:])
-    return [b.point("ABCDEFGHJKLMNOPQRST"[c] + str(r))
-            for c in range(col - 1, col + 2) for r in range(row - 1, row + 2)
-            if (c, r) != (col, row) and 0 <= c < b.size and 1 <= r <= b.size]
-
-
-GAMMA_TAIL_STONES = dict(black=["D6", "C4", "G3", "F7"], white=["E6", "E4", "C6", "G5"])
-
-
-def test_gamma_tail_draws_the_neighbours_of_the_last_move_in_the_gammas_proportions():
-    # Black's F6 next to White's E6 (three liberties left) and G5: nothing is in atari, so no
-    # capture or save answers it; among the 8 neighbours of F6 the gamma tail draws each in
-    # proportion to its weight in the exact gamma policy (every rollout feature, distances
-    # included: GammaPolicy.probabilities), with the shipped table and a random one
-    b = Board(9)
-    b.setup(**GAMMA_TAIL_STONES)
-    b.to_move = "b"
-    for table in (shipped_or_random(), random_table(3)):
-        after, drawn = _tail_draws(b, "F6", n=6000, table=table, tail_gammas=True)
-        near = [p for p in _neighbours8(after, "F6") if after.color_at(after.vertex(p)) == "."]
-        exact = rollout.GammaPolicy(table).probabilities(after)[near]
-        assert (exact > 0).all() and len(near) >= 5
-        counts = np.array([drawn.count(p) for p in near])
-        assert counts.sum() > 100                    # the local draws, against the rest
-        assert stats.chisquare(counts, exact / exact.sum() * counts.sum()).pvalue > 1e-3
-
-
-@pytest.mark.parametrize("far_scale", [1.0, 0.25])
-def test_gamma_tail_draws_its_far_points_uniformly(far_scale):
-    # the draws away from F6's neighbours: the rules tail's random move, every legal non-eye
-    # point equally often (nothing here is a self-atari); the neighbours get their share only
-    # through the gammas (the local draws), never from the far step; far_scale: the factor on the
-    # far weight (--rollout-tail-far), which moves that share and nothing else
-    b = Board(9)
-    b.setup(**GAMMA_TAIL_STONES)
-    b.to_move = "b"
-    table = shipped_or_random()
-    after, drawn = _tail_draws(b, "F6", n=8000, table=table, tail_gammas=True,
-                               tail_far_scale=far_scale)
-    gp = rollout.GammaPolicy(table, tail_far_scale=far_scale)
-    gp.evaluate(after, 1)                            # sets the size's tail weight
-    unscaled = rollout.GammaPolicy(table)
-    unscaled.evaluate(after, 1)
-    assert gp.tail_far == pytest.approx(far_scale * unscaled.tail_far) and gp.tail_far > 0
-    near = set(_neighbours8(after, "F6"))
-    far = [after.point(v) for v in after.legal_moves(include_eyes=False)
-           if after.point(v) not in near]
-    counts = np.array([drawn.count(p) for p in far])
-    assert counts.sum() + sum(drawn.count(p) for p in near) == len(drawn)
-    assert counts.sum() > 2000 * far_scale                 # fewer far draws at a smaller factor
-    assert stats.chisquare(counts).pvalue > 1e-3
-    # the split: the neighbours' weights (the product of their rollout features' gammas)
-    # against tail_far for each of the board's other empty points
-    names = F.GROUP_NAMES
-    groups = [names.index(g) for g in F.ROLLOUT_GROUPS]
-    legal = set(after.legal_moves(include_eyes=False))
-    cands = [after.vertex(p) for p in near if after.vertex(p) in legal]
-    s_local = sum(np.prod([table[F.move_ids(after, v)[g]] for g in groups]) for v in cands)
-    nempty = sum(after.color_at(c + str(r)) == "." for c in "ABCDEFGHJ" for r in range(1, 10))
-    share = s_local / (s_local + (nempty - len(cands)) * gp.tail_far)
-    local = len(drawn) - counts.sum()
-    assert stats.binomtest(int(local), len(drawn), share).pvalue > 1e-3
-
-
-@pytest.mark.parametrize("size", [5, 9, 13])
-def test_gamma_tail_far_weight_is_the_mean_over_far_pairs(size):
-    # the definition, pair by pair through the features' own ids: the empty 3x3 pattern's
-    # gamma times the means, over the ordered pairs (p, q) of points beyond each other's 8
-    # neighbours, of edge(p) * dist1(p, q) and of dist2(p, q); the policy sums by offset
-    table = shipped_or_random()
-    names = F.GROUP_NAMES
-    d1, d2, edge, pat = (names.index(g) for g in ("dist1", "dist2", "edge", "pat3"))
-    letters = "ABCDEFGHJKLMNOPQRST"[:size]
-    pts = [(r, c) for r in range(size) for c in range(size)]
-    vertex = {pt: f"{letters[pt[1]]}{pt[0] + 1}" for pt in pts}
-    centre = vertex[(size // 2, size // 2)]
-    pe = table[F.move_ids(Board(size), centre)[pat]]
-    s1 = s2 = 0.0
-    n = 0
-    for q in pts:
-        last = Board(size)
-        last.play(vertex[q])                            # q is the last move: dist1 from it
-        last2 = last.copy()
-        last2.play("pass")                              # and now the one before: dist2
-        for p in pts:
-            if max(abs(p[0] - q[0]), abs(p[1] - q[1])) <= 1:
-                continue
-            ids = F.move_ids(last, vertex[p])
-            s1 += table[ids[edge]] * table[ids[d1]]
-            s2 += table[F.move_ids(last2, vertex[p])[d2]]
-            n += 1
-    gp = rollout.GammaPolicy(table)
-    gp.evaluate(Board(size), 1)
-    assert gp.tail_far == pytest.approx(pe * (s1 / n) * (s2 / n), rel=1e-9)
-
-
-def test_gamma_tail_playouts_end_legal_and_leave_the_next_playout_exact():
-    # full playouts with the gamma tail end, and the weights kept for the gamma moves of the
-    # next playout from the same start agree with a recomputation
-    table = shipped_or_random()
-    word = tail.rules("gammas", "lone", "seki")
-    for size in (9, 13):
-        b = random_position(size, 12, seed=size)
-        gp = rollout.GammaPolicy(table, light_after=3, tail=word)
-        for s in range(1, 6):
-            out, n = gp.playout(b, seed=s)
-            assert 0 < n < 3 * size * size
-            out.check()
-        b2 = b.copy()
-        gp.reset(b2)
-        for s in range(3):
-            gp.step(b2, gp.choose(b2, seed=s + 1))
-            gp.check(b2)
-        assert gp.stats["tail_local"] > 0
 
 
 def _selfatari_by_playing(b, v, c):
@@ -875,33 +754,6 @@ def test_gamma_moves_refusal_keeps_the_sampler_exact(lone, seed):
     assert chi_square_pvalue(counts, probs, n) > 1e-3
     for size in (9, 19):
         assert rollout.selfcheck(table, size=size, games=3, seed=seed, tail=word) > 0
-
-
-@pytest.mark.parametrize("black,white,last,answer", [
-    (["C3"], ["B3", "C4"], "D3", "C2"),     # D3 puts C3 in atari; C2 saves it, with 3 liberties
-    (["C2", "E2", "D3"], [], "D2", "D1"),   # D2 has one liberty, D1, where Black captures it
-])
-def test_gamma_moves_answer_the_last_move_first(black, white, last, answer):
-    """With TAIL_ANSWER (--rollout-answer) the gamma moves play the tail's answer to White's
-    last move every time; without it the gammas draw among the whole board, that answer
-    included."""
-    b = Board(9)
-    b.setup(black=black, white=white)
-    b.to_move = "w"
-    table = shipped_or_random()
-    drawn = {}
-    for on in (False, True):
-        gp = rollout.GammaPolicy(table, light_after=0, tail=_tail_word(tail_answer=on))
-        after = b.copy()
-        gp.reset(after)
-        gp.step(after, last)
-        drawn[on] = {after.vertex(gp.choose(after, seed=s + 1)) for s in range(300)}
-        assert (gp.stats["answered"] == 300) is on and gp.stats["light"] == 0
-    assert drawn[True] == {answer}
-    assert answer in drawn[False] and len(drawn[False]) > 5
-    for size in (9, 19):                     # the weights stay exact after a forced move
-        assert rollout.selfcheck(table, size=size, games=3, seed=4,
-                                 tail=_tail_word(tail_answer=True, tail_refuse=True)) > 0
 
 
 def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():

@@ -54,22 +54,6 @@ def test_flat_mc_match_runs_and_refuses_a_bad_table(capsys, tmp_path):
     assert "bad.gamma" in capsys.readouterr().err
 
 
-def test_engine_rollout_tail_far_option():
-    """--rollout-tail-far reaches the search's rollouts; a factor that is not a finite
-    number > 0 is refused with the option's name."""
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
-    for bad in (0.0, -1.0, float("inf")):
-        with pytest.raises(ValueError, match="--rollout-tail-far"):
-            EngineConfig(rollout_tail_far=bad).validate()
-    e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_tail_gammas=True,
-                            rollout_tail_far=0.25))
-    e.new_game(9, 7.0)
-    assert e.search.tail_far_scale == 0.25
-    assert e.genmove("b") not in ("resign", "pass")
-    assert Engine(EngineConfig(mode="rollouts", playouts=10)).search.tail_far_scale == 1.0
-
-
 def test_scale_multiplies_the_named_features_only():
     raw = G.load_default().table
     names = G._names()
@@ -201,8 +185,8 @@ def test_engine_rollout_refuse_default_and_option(capsys):
         assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0,
                                                        rollout_refuse=False)) & bit
         assert rollout_tail_for(size, EngineConfig(rollout_refuse=True)) & bit
-        assert tail_word(size, False, 0) & bit and not tail_word(size, True, 5) & bit
-        assert tail_word(size, False) == rollout_tail_for(size)
+        assert tail_word(size, 0) & bit and not tail_word(size, 5) & bit
+        assert tail_word(size) == rollout_tail_for(size)
     _check_rule_option("refuse", capsys, (
         (["--rollout-light-after", "0"], True),
         (["--rollout-light-after", "0", "--rollout-refuse", "off"], False),
@@ -221,21 +205,6 @@ def _check_rule_option(rule, capsys, cases):
     with pytest.raises(SystemExit):
         engine_config([f"--rollout-{rule}", "yes"])
     assert "invalid choice" in capsys.readouterr().err
-
-
-def test_engine_rollout_answer_default_and_option(capsys):
-    """--rollout-answer: off by default on both sizes, before a light tail and to the end;
-    on, the gamma moves answer the last move first, and the engine plays with it."""
-    from gammago.config import ROLLOUT_ANSWER, EngineConfig, rollout_tail_for
-    bit = tail.RULES["answer"]
-    assert EngineConfig().rollout_answer is None and ROLLOUT_ANSWER is False
-    for size in (9, 19):
-        assert not rollout_tail_for(size) & bit
-        assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit
-        assert rollout_tail_for(size, EngineConfig(rollout_answer=True)) & bit
-    _check_rule_option("answer", capsys, (
-        (["--rollout-answer", "on", "--rollout-light-after", "0"], True),
-        (["--rollout-answer", "off"], False), ([], False)))
 
 
 def test_rollout_accuracy_tool(capsys):
@@ -335,22 +304,14 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     assert same["table"] == shipped and base["table"] is None
     assert same["mse"] == base["mse"]          # the shipped table, unscaled, is the raw base
     assert soft["mse"] != base["mse"]
-    _, tail_gammas, local = run(1.0, "--variant", "gammas=1",
-                                "--variant", "gammas=1,far=0.25")["rows"]
-    assert (tail_gammas["far"], local["far"]) == (1.0, 0.25)
-    assert local["mse"] != tail_gammas["mse"]  # the factor moves the gamma tail's draws
     # a table's settings line sets what the variant leaves unset, as the engine plays it
     g = G.load(shipped)
     named = tmp_path / "named.gamma"
-    G.save(named, g.table, g.listed, comments=[G.settings_comment(
-        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.25,
-         "rollout_answer": True})])
+    G.save(named, g.table, g.listed, comments=[G.settings_comment({"rollout_light_after": 0})])
     _, by_file, overridden = run(1.0, "--variant", f"table={named}",
-                                 "--variant", f"table={named},gammas=0,light=7,answer=0")["rows"]
-    assert (by_file["light_after"], by_file["far"], "gammas" in by_file["tail"],
-            "answer" in by_file["tail"]) == (3, 0.25, True, True)
-    assert (overridden["light_after"], "gammas" in overridden["tail"],
-            "answer" in overridden["tail"]) == (7, False, False)
+                                 "--variant", f"table={named},light=7")["rows"]
+    assert (by_file["light_after"], "refuse" in by_file["tail"]) == (0, True)
+    assert (overridden["light_after"], "refuse" in overridden["tail"]) == (7, False)
     # bad input: named, refused
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"version": LABELS_VERSION, "playouts": 100, "mode": "rollouts",
@@ -368,8 +329,6 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     assert "missing.gamma" in capsys.readouterr().err
     assert tool.main(sgfs + ["--variant", "nope=2"]) == 2
     assert "nope" in capsys.readouterr().err
-    assert tool.main(sgfs + ["--variant", "gammas=1,far=0"]) == 2
-    assert "far must be" in capsys.readouterr().err
 
 
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():

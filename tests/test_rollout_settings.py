@@ -19,21 +19,18 @@ def _table_with(tmp_path, *lines, name="t.gamma"):
 
 
 def test_settings_line_round_trip(tmp_path):
-    settings = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.3717}
+    settings = {"rollout_light_after": 10}
     line = G.settings_comment(settings)
-    assert line == ("rollout-settings: --rollout-light-after 10 --rollout-tail-gammas on "
-                    "--rollout-tail-far 0.3717")
-    g = G.load(_table_with(tmp_path, "trained for the gamma tail", line))
+    assert line == "rollout-settings: --rollout-light-after 10"
+    g = G.load(_table_with(tmp_path, "trained for 10 gamma moves", line))
     assert g.settings == settings
     assert G.load(_table_with(tmp_path, "no settings")).settings == {}
-    off = G.load(_table_with(tmp_path, G.settings_comment({"rollout_tail_gammas": False})))
-    assert off.settings == {"rollout_tail_gammas": False}
 
 
 def test_settings_line_names_its_board_size(tmp_path):
-    settings = {"rollout_light_after": 5, "rollout_tail_gammas": True}
+    settings = {"rollout_light_after": 5}
     line = G.settings_comment(settings, 9)
-    assert line == "rollout-settings for 9x9: --rollout-light-after 5 --rollout-tail-gammas on"
+    assert line == "rollout-settings for 9x9: --rollout-light-after 5"
     g = G.load(_table_with(tmp_path, line))
     assert (g.settings, g.settings_size) == (settings, 9)
     assert g.settings_on(9) == settings and g.settings_on(19) == {}
@@ -42,8 +39,6 @@ def test_settings_line_names_its_board_size(tmp_path):
     assert plain.settings_size is None and plain.settings_on(13) == settings
     with pytest.raises(ValueError, match="no board size"):
         G.settings_comment(settings, 4)
-    # the shipped 9x9 table says its size
-    assert G.load(G.find("rollout9-tail-balanced.gamma")).settings_size == 9
 
 
 @pytest.mark.parametrize("line, says", [
@@ -54,13 +49,7 @@ def test_settings_line_names_its_board_size(tmp_path):
     ("rollout-settings: --rollout-light-after", "every option needs one value"),
     ("rollout-settings: --rollout-light-after -1", "--rollout-light-after must be >= 0, not -1"),
     ("rollout-settings: --rollout-light-after 2.5", "--rollout-light-after must be a whole number"),
-    ("rollout-settings: --rollout-tail-gammas yes", "--rollout-tail-gammas must be on or off"),
-    ("rollout-settings: --rollout-tail-far 0", "--rollout-tail-far must be a finite number > 0"),
-    ("rollout-settings: --rollout-tail-far inf", "--rollout-tail-far must be a finite number > 0"),
-    ("rollout-settings: --rollout-tail-far x", "--rollout-tail-far must be a number, not 'x'"),
-    ("rollout-settings: --rollout-tail-far nan", "--rollout-tail-far must be a finite number > 0"),
-    ("rollout-settings: --rollout-tail-far 0.5 --rollout-tail-far 0.6", "given twice"),
-    ("rollout-settings: --rollout-answer 1", "--rollout-answer must be on or off"),
+    ("rollout-settings: --rollout-light-after 5 --rollout-light-after 6", "given twice"),
 ])
 def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):
     path = _table_with(tmp_path, "comment", line)
@@ -69,100 +58,76 @@ def test_bad_settings_line_is_refused_with_file_and_line(tmp_path, line, says):
     assert str(path) in str(e.value) and "line 3:" in str(e.value) and says in str(e.value)
 
 
+@pytest.mark.parametrize("option", ["--rollout-tail-gammas on", "--rollout-tail-far 0.3717",
+                                    "--rollout-answer on"])
+def test_a_table_trained_for_retired_rollouts_is_refused_with_the_commit(tmp_path, option):
+    """Tables that train-balance wrote for the gamma tail or the gamma moves' answers name a
+    setting the engine no longer plays: refused, naming the commit whose code plays them."""
+    path = _table_with(tmp_path, f"rollout-settings for 19x19: --rollout-light-after 10 {option}")
+    with pytest.raises(G.GammaFileError) as e:
+        G.load(path)
+    said = str(e.value)
+    assert str(path) in said and option.split()[0] + " was retired" in said
+    assert G.RETIRED_AT in said
+
+
 def test_two_settings_lines_are_refused(tmp_path):
     path = _table_with(tmp_path, "rollout-settings: --rollout-light-after 3",
-                       "rollout-settings: --rollout-tail-gammas on")
+                       "rollout-settings: --rollout-light-after 4")
     with pytest.raises(G.GammaFileError, match="line 3: a second rollout-settings line"):
         G.load(path)
 
 
 def test_settings_resolve_option_then_table_then_default():
-    table = {"rollout_light_after": 10, "rollout_tail_gammas": True, "rollout_tail_far": 0.37,
-             "rollout_answer": True}
-    assert rollout_settings_for(9) == {"rollout_light_after": 5, "rollout_tail_gammas": False,
-                                       "rollout_tail_far": 1.0, "rollout_answer": False}
-    assert rollout_settings_for(19)["rollout_light_after"] == 10
+    table = {"rollout_light_after": 3}
+    assert rollout_settings_for(9) == {"rollout_light_after": 5}
+    assert rollout_settings_for(19) == {"rollout_light_after": 10}
     assert rollout_settings_for(9, EngineConfig(), table) == table
-    given = EngineConfig(rollout_light_after=0, rollout_tail_gammas=False, rollout_tail_far=2.0,
-                         rollout_answer=False)
-    assert rollout_settings_for(9, given, table) == {
-        "rollout_light_after": 0, "rollout_tail_gammas": False, "rollout_tail_far": 2.0,
-        "rollout_answer": False}
-    assert rollout_settings_for(9, EngineConfig(rollout_tail_far=0.5), {"rollout_light_after": 3}) \
-        == {"rollout_light_after": 3, "rollout_tail_gammas": False, "rollout_tail_far": 0.5,
-            "rollout_answer": False}
-
-
-def test_a_table_balanced_with_the_answers_plays_with_them(tmp_path, caplog):
-    """A settings line with --rollout-answer on (train-balance --answer writes it): the engine
-    plays the table's gamma moves answering the last move first, unless told off."""
-    line = G.settings_comment({"rollout_light_after": 0, "rollout_answer": True}, 9)
-    assert line == "rollout-settings for 9x9: --rollout-light-after 0 --rollout-answer on"
-    path = _table_with(tmp_path, line)
-    assert G.load(path).settings == {"rollout_light_after": 0, "rollout_answer": True}
-    e = Engine(EngineConfig(mode="rollouts", playouts=100, rollout_gammas=str(path)))
-    e.new_game(9, 7.0)
-    assert e.search.light_after == 0 and "answer" in e.search.tail_rules
-    assert e.genmove("b") not in ("resign", "pass")
-    with caplog.at_level(logging.WARNING, logger="gammago"):
-        e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path),
-                                rollout_answer=False))
-        e.new_game(9, 7.0)
-    assert "answer" not in e.search.tail_rules
-    assert any("--rollout-answer off as given" in r.getMessage() for r in caplog.records)
+    assert rollout_settings_for(9, EngineConfig(rollout_light_after=0), table) == {
+        "rollout_light_after": 0}
 
 
 def test_engine_plays_a_table_with_its_settings_unless_told_otherwise(tmp_path, caplog):
-    path = _table_with(tmp_path, G.settings_comment(
-        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.5}))
+    path = _table_with(tmp_path, G.settings_comment({"rollout_light_after": 3}))
     with caplog.at_level(logging.INFO, logger="gammago"):
         e = Engine(EngineConfig(mode="rollouts", playouts=200, rollout_gammas=str(path)))
         e.new_game(9, 7.0)
-    s = e.search
-    assert (s.light_after, s.tail_far_scale) == (3, 0.5) and "gammas" in s.tail_rules
-    assert any("settings: --rollout-light-after 3 --rollout-tail-gammas on "
-               "--rollout-tail-far 0.5" in r.getMessage() for r in caplog.records)
+    assert e.search.light_after == 3
+    assert any("settings: --rollout-light-after 3" in r.getMessage() for r in caplog.records)
     assert e.genmove("b") not in ("resign", "pass")
-    # the options given win, and the log says the table was trained for something else
+    # the option given wins, and the log says the table was trained for something else
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="gammago"):
         e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path),
-                                rollout_tail_gammas=False, rollout_light_after=7))
+                                rollout_light_after=7))
         e.new_game(9, 7.0)
-    s = e.search
-    assert (s.light_after, s.tail_far_scale) == (7, 0.5) and "gammas" not in s.tail_rules
+    assert e.search.light_after == 7
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("was trained for --rollout-light-after 3" in m and
-               "playing with --rollout-light-after 7 --rollout-tail-gammas off as given" in m
-               for m in warned), warned
+               "playing with --rollout-light-after 7 as given" in m for m in warned), warned
     # no --rollout-gammas: the table's settings play no part, the defaults hold
     e = Engine(EngineConfig(mode="rollouts", playouts=50))
     e.new_game(9, 7.0)
-    assert (e.search.light_after, e.search.tail_far_scale) == (5, 1.0)
-    assert "gammas" not in e.search.tail_rules
+    assert e.search.light_after == 5
 
 
-def test_gtp_options_left_unset_are_none():
-    """--rollout-tail-gammas and --rollout-tail-far default to unset (None), so that a table's
-    settings can tell them apart from a value given."""
+def test_gtp_option_left_unset_is_none():
+    """--rollout-light-after defaults to unset (None), so that a table's settings can tell it
+    apart from a value given."""
     import argparse
     p = argparse.ArgumentParser()
     EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args([]))
-    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far, cfg.rollout_light_after,
-            cfg.rollout_answer) == (None, None, None, None)
-    cfg = EngineConfig.from_args(p.parse_args(["--rollout-tail-gammas", "off",
-                                               "--rollout-tail-far", "1"]))
-    assert (cfg.rollout_tail_gammas, cfg.rollout_tail_far) == (False, 1.0)
+    assert EngineConfig.from_args(p.parse_args([])).rollout_light_after is None
+    cfg = EngineConfig.from_args(p.parse_args(["--rollout-light-after", "5"]))
+    assert cfg.rollout_light_after == 5
 
 
 def test_engine_leaves_a_table_for_another_size_aside(tmp_path, caplog):
-    path = _table_with(tmp_path, G.settings_comment(
-        {"rollout_light_after": 3, "rollout_tail_gammas": True, "rollout_tail_far": 0.5}, 9))
+    path = _table_with(tmp_path, G.settings_comment({"rollout_light_after": 3}, 9))
     with caplog.at_level(logging.INFO, logger="gammago"):
         e = Engine(EngineConfig(mode="rollouts", playouts=50, rollout_gammas=str(path)))
         e.new_game(9, 7.0)
-        assert (e.search.light_after, e.search.tail_far_scale) == (3, 0.5)
+        assert e.search.light_after == 3
         assert not [r for r in caplog.records if r.levelno == logging.WARNING]
         assert e.genmove("b") not in ("resign", "pass")
         assert not [r for r in caplog.records if r.levelno == logging.WARNING]
@@ -170,12 +135,11 @@ def test_engine_leaves_a_table_for_another_size_aside(tmp_path, caplog):
         e.genmove("b")
         e.new_game(13, 7.5)
         e.genmove("b")
-    s = e.search
-    assert (s.light_after, s.tail_far_scale) == (10, 1.0) and "gammas" not in s.tail_rules
+    assert e.search.light_after == 10
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warned) == 1 and "are for 9x9; on 13x13 the options and defaults hold" in warned[0]
     e.new_game(9, 7.0)
-    assert (e.search.light_after, e.search.tail_far_scale) == (3, 0.5)
+    assert e.search.light_after == 3
 
 
 def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
@@ -190,8 +154,7 @@ def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
         e.new_game(size, 7.0)
         plan = rollout_plan(size, EngineConfig(**options))
         s = e.search
-        assert (s.light_after, s.tail, s.tail_far_scale) == (
-            plan["light_after"], plan["tail"], plan["tail_far_scale"])
+        assert (s.light_after, s.tail) == (plan["light_after"], plan["tail"])
     on9, on19 = (set(tail.rule_names(rollout_plan(size)["tail"])) for size in (9, 19))
     assert {"lone", "seki"} <= on9 and not {"lone", "seki"} & on19
     off = rollout_plan(9, EngineConfig(rollout_tail_seki=False))

@@ -5,8 +5,7 @@ judge depend on who made the labels?
     PYTHONPATH=. python tools/relabel.py patterns/labels/rollout9-tail-net-root-10000.labels.json.gz \\
         docs/matches/9x9-v2net-root-0.5s/games.sgf [...] --size 9 --holdout 0.2 \\
         --label-mode net-root --label-playouts 10000 \\
-        --label-engine "--rollout-gammas patterns/rollout9-tail-balanced.gamma --rollout-tail-gammas on" \\
-        --out gamma-tail.labels.json.gz
+        --label-engine "--rollout-gammas balanced.gamma" --out balanced.labels.json.gz
 
 The positions are those of the given games that CACHE holds, each once, picked as
 `tools/rollout_accuracy.py --labels CACHE` picks them (with `--holdout F --split-seed S`, only

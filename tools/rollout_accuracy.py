@@ -11,17 +11,15 @@ whose name starts with PREFIX times F); "" is the trained table as it is. A part
 the rollouts'
 `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
 `light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
-`seki=0|1`, `gammas=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
-`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`, `--rollout-tail-gammas`;
+`seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
+`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`;
 `lone` defaults to the engine's for `--size`, on without it), `refuse=0|1` the gamma moves'
 refusal of bad self-ataris (`--rollout-refuse`; by default, as in the engine, on where the
-gammas play to the end), `answer=0|1` the gamma moves' answer to the last move before they
-draw (`--rollout-answer`; off by default), `mercy=N` the rollouts' mercy
+gammas play to the end), `mercy=N` the rollouts' mercy
 rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
-taken more than N stones beyond the other), `far=F` the factor on the gamma tail's far weight (`--rollout-tail-far`)
-and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
+taken more than N stones beyond the other) and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
 by the variant's own scale parts, with the settings its `rollout-settings` line names where
-the variant has no `light=`, `gammas=`, `far=` or `answer=` part, as the engine plays it; a line for
+the variant has no `light=` part, as the engine plays it; a line for
 another board size than `--size` is left aside). The base is the
 engine's default for
 `--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
@@ -96,20 +94,17 @@ def sample_positions(games, start, step):
 
 # the numeric parts of a variant text: NAME=VALUE -> (how to read VALUE, its check, what it must be)
 NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
-                "mercy": (int, lambda v: v >= 0, "a stone count >= 0"),
-                "far": (float, lambda v: 0 < v < float("inf"), "a finite number > 0")}
+                "mercy": (int, lambda v: v >= 0, "a stone count >= 0")}
 
 
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
     """A variant text -> {"scale": its --rollout-scale text, "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
-    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, gammas, refuse, answer; refuse, unless
-    given, on where light is 0, as in the engine), "mercy": the mercy
-    threshold (0 for off), "far": the factor on the gamma
-    tail's far weight, "table": the gamma file of a part table=FILE (None: the shipped rollout
+    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, refuse; refuse, unless given, on where
+    light is 0, as in the engine), "mercy": the mercy threshold (0 for off), "table": the gamma
+    file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
-    values = {"light": light_after, "mercy": 0, "far": 1.0,
-              "table": None}
+    values = {"light": light_after, "mercy": 0, "table": None}
     given = set()
     parts = []
     for part in (p.strip() for p in spec.split(",")):
@@ -152,27 +147,16 @@ def _refuse_as_engine(tail, light, given):
     return _with_rule(tail, T.RULES["refuse"], rollout_refuse_for(light))
 
 
-# the rules a table's settings line may turn on or off: their EngineConfig fields
-TABLE_RULES = {"gammas": "rollout_tail_gammas", "answer": "rollout_answer"}
-
-
 def take_table_settings(variant, settings, size):
     """A variant of split_variant with the settings of its table's `rollout-settings` line
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
     --rollout-gammas table on a board of `size` (gammago.config.rollout_settings_for, with the
-    variant's parts as the options given): light= for --rollout-light-after, gammas= for
-    --rollout-tail-gammas, far= for --rollout-tail-far, answer= for --rollout-answer."""
-    given, tail = variant["given"], variant["tail"]
-    own = SimpleNamespace(
-        rollout_light_after=variant["light"] if "light" in given else None,
-        rollout_tail_far=variant["far"] if "far" in given else None,
-        **{field: bool(tail & T.RULES[rule]) if rule in given else None
-           for rule, field in TABLE_RULES.items()})
+    variant's parts as the options given): light= for --rollout-light-after."""
+    given = variant["given"]
+    own = SimpleNamespace(rollout_light_after=variant["light"] if "light" in given else None)
     s = rollout_settings_for(size, own, settings)
-    for rule, field in TABLE_RULES.items():
-        tail = _with_rule(tail, T.RULES[rule], s[field])
-    tail = _refuse_as_engine(tail, s["rollout_light_after"], given)
-    return dict(variant, light=s["rollout_light_after"], tail=tail, far=s["rollout_tail_far"])
+    tail = _refuse_as_engine(variant["tail"], s["rollout_light_after"], given)
+    return dict(variant, light=s["rollout_light_after"], tail=tail)
 
 
 def labelled_positions(games, known, others=()):
@@ -205,12 +189,10 @@ def judged_positions(games, known, holdout=None, split_seed=1):
 
 
 def evaluate(positions, table, playouts, seed, light_after=0,
-             tail=T.RULES_DEFAULT, mercy=0, far=1.0):
+             tail=T.RULES_DEFAULT, mercy=0):
     """(P(Black wins) of each position by pure Monte-Carlo, the moves played in all);
-    tail: the light tail's rules word, mercy: the mercy rule's threshold, far: the factor on
-    the gamma tail's far weight (split_variant)."""
-    pol = GammaPolicy(table, light_after=light_after, tail=tail,
-                      tail_far_scale=far)
+    tail: the light tail's rules word, mercy: the mercy rule's threshold (split_variant)."""
+    pol = GammaPolicy(table, light_after=light_after, tail=tail)
     out = [pol.evaluate(b, playouts, seed + k, mercy) for k, (b, _, _, _) in enumerate(positions)]
     return np.array([o["black_winrate"] for o in out]), sum(o["moves"] for o in out)
 
@@ -312,10 +294,10 @@ def main(argv=None):
     base_err = None
     for spec, v, table in zip(tqdm(specs, desc="variants", file=sys.stderr), split, tables):
         ps, moves = evaluate(positions, table, args.playouts, args.seed, v["light"],
-                             v["tail"], v["mercy"], v["far"])
+                             v["tail"], v["mercy"])
         err = (ps - ys) ** 2
         row = {"variant": spec, "light_after": v["light"], "tail": list(T.rule_names(v["tail"])),
-               "mercy": v["mercy"], "far": v["far"], "table": v["table"],
+               "mercy": v["mercy"], "table": v["table"],
                "moves_per_playout": moves / (len(positions) * args.playouts),
                "mse": float(err.mean()),
                "late_mse": float(err[late].mean()) if late.any() else None,

@@ -17,7 +17,7 @@ search (set-up, the net at the root) included.
 
     python tools/speed_vs_build.py /tmp/base .           # the current checkout against /tmp/base
     python tools/speed_vs_build.py /tmp/base . --size 19 --playouts 8000 --reps 5
-    python tools/speed_vs_build.py . --variant "--rollout-tail-gammas on"
+    python tools/speed_vs_build.py . --variant "--rollout-light-after 0"
     python tools/speed_vs_build.py . .                   # the same build twice: the noise
     python tools/speed_vs_build.py /tmp/base . --size 19 --seconds 1   # playouts in 1 s moves
 

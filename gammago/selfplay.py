@@ -114,6 +114,7 @@ def play_game(cfg, index, stop=None):
     """Play self-play game `index` of cfg and write its record; returns a summary dict. stop: an
     event-like object; when set, the game is abandoned and nothing is written."""
     from gammago import build
+    from gammago.gtp_process import recorded_build
     from gammago.sgf_write import game_sgf
     seed = derive(cfg.engine.get("seed", 1), index, SELFPLAY_STRIDE)
     rng = np.random.default_rng(seed)
@@ -183,7 +184,7 @@ def play_game(cfg, index, stop=None):
         winner = "b" if score > 0 else "w" if score < 0 else ""
         result = f"{winner.upper()}+{abs(score):g}" if winner else "0"
     rec = {"format": R.FORMAT, "game": index, "size": n, "komi": cfg.komi, "seed": seed,
-           "build": build(), "settings": cfg.settings(), "no_resign": no_resign,
+           "build": recorded_build(build()), "settings": cfg.settings(), "no_resign": no_resign,
            "moves": moves, "search": search, "end": end, "winner": winner, "result": result,
            "score": score, "would_resign": would_resign,
            "seconds": round(time.perf_counter() - t0, 3), "playouts": playouts}

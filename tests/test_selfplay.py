@@ -58,6 +58,7 @@ def test_records_replay_and_hold_the_searchs_visits(run_dir):
             assert rec["winner"] == ("b" if board.score() > 0 else "w" if board.score() < 0 else "")
         assert rec["settings"]["engine"]["mode"] == "net-root"
         assert rec["build"] and rec["seed"]
+        assert not os.path.isabs(rec["build"].split()[0]), rec["build"]   # no path of the machine
         assert os.path.getsize(R.sgf_path(str(run_dir), rec["game"])) > 0
 
 

@@ -55,12 +55,6 @@ ROLLOUT_SCALE_MAX_SIZE = 13  # ... and the trained gammas as they are from this 
 ROLLOUT_TAIL_SHAPES = True   # the light tail plays Mogo's shapes around the last move: 9x9
                              # vs GNU Go 10 at 1 s, N = 10: 90.0% over 300 games (86.5% without);
                              # rollout MSE -0.0056 (BENCHMARKS "Mogo's shapes in the tail")
-ROLLOUT_TAIL_2LIB = False    # the light tail's 2-liberty rule (pyx/tail.pyx): no measured win
-                             # (9x9 self-play at 1 s, the Fuego 9x9 files, rollout MSE: all
-                             # within their noise) for 6-9% more instructions a playout
-                             # (BENCHMARKS "The tail's 2-liberty and capture rules")
-ROLLOUT_TAIL_CAPTURE = False # the light tail's capture-anywhere rule: the rollouts judged no
-                             # better with it, +35% instructions on 19x19 (same section)
 ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # below this size the light tail's random moves refuse a lone
                              # stone's bad self-atari too (off from here up): 9x9 rollout mse
                              # -0.0085, Fuego's 9x9 files at 5,000 playouts +7.0 tests of 285
@@ -77,11 +71,6 @@ ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # below this size, when the light tail's random
                              # against GNU Go 10 86.1% over 400 new openings, 82.3% without;
                              # Fuego's 24 9x9 files -2.5 (s.e. 1.5) a seed
                              # (docs/experiments/tail-seki.md, docs/experiments/mercy.md)
-ROLLOUT_REFUSE = None        # --rollout-refuse unset: the gamma moves refuse the bad
-                             # self-ataris the tail's random moves refuse, and pass rather than
-                             # break a seki, where the gammas play to the end
-                             # (--rollout-light-after 0), not before a light tail, where it
-                             # changed nothing (docs/experiments/gammas-to-the-end.md)
 ROLLOUT_LIGHT_AFTER = 5      # gamma rollouts follow the light tail's rules after this many
                              # moves (--rollout-light-after) below ROLLOUT_LIGHT_LARGE_SIZE; vs GNU
                              # Go at 1 s (docs/experiments/light-tail.md), with the tail's
@@ -157,18 +146,12 @@ class EngineConfig:
                                    # else by board size; rollout_settings_for)
     rollout_tail_shapes: bool = ROLLOUT_TAIL_SHAPES  # the light tail tries Mogo's 3x3 shapes
                                    # around the last move before a random point
-    rollout_tail_2lib: bool = ROLLOUT_TAIL_2LIB  # the light tail tries its 2-liberty rule
-                                   # (atari a 2-liberty string, extend an own one) before them
-    rollout_tail_capture: bool = ROLLOUT_TAIL_CAPTURE  # ... and after them captures a string
-                                   # in atari anywhere before a random point
     rollout_tail_lone: bool | None = None  # its random moves refuse a lone stone's bad
                                    # self-atari too, not only a string's (None: by board size,
                                    # rollout_tail_lone_for)
     rollout_tail_seki: bool | None = None  # with no random move it permits, the light tail
                                    # passes rather than break a seki (None: by board size,
                                    # rollout_tail_seki_for)
-    rollout_refuse: bool | None = ROLLOUT_REFUSE  # the gamma moves refuse what the tail's
-                                   # random moves refuse (None: where they play to the end)
     rollout_scale: str | None = None  # gamma rollouts: features' gammas times factors
                                    # ("capture:save=3,...", gammas.parse_scale; priors: raw;
                                    # None: by board size, rollout_scale_for)
@@ -272,10 +255,10 @@ class EngineConfig:
                        metavar="N",
                        help="gamma rollouts sample their first N moves from the gammas and go on "
                             "with a light tail: capture the last move's string in atari, save an "
-                            "own string it put in atari, else the 2-liberty rule "
-                            "(--rollout-tail-2lib), else a Mogo shape next to the last move "
+                            "own string it put in atari, else a Mogo shape next to the last move "
                             "(--rollout-tail-shapes), else a random move that is no self-atari "
-                            "of a string (0: gammas to the end; default: what a "
+                            "of a string (0: gammas to the end, refusing the bad self-ataris the "
+                            "tail's random moves refuse and passing in seki; default: what a "
                             "--rollout-gammas table was trained for, else by board "
                             f"size: {ROLLOUT_LIGHT_AFTER} below {ROLLOUT_LIGHT_LARGE_SIZE}x"
                             f"{ROLLOUT_LIGHT_LARGE_SIZE}, {ROLLOUT_LIGHT_AFTER_LARGE} from there up)")
@@ -283,18 +266,6 @@ class EngineConfig:
                 "the light tail (--rollout-light-after) answers the last move with one "
                 "of Mogo's 3x3 shapes (hane, cuts, edge blocks) around it, when one "
                 "matches, before it takes a random point (default: %(default)s)")
-        _on_off(g, "--rollout-tail-2lib", d.rollout_tail_2lib,
-                "the light tail (--rollout-light-after), when no capture or escape "
-                "answers the last move, ataris the last move's string if it has two "
-                "liberties (from a point where the atari is no self-atari) or gives "
-                "a string of its own with two liberties next to the last move a "
-                "third, before the shapes (Fuego's low-liberty rule; default: "
-                "%(default)s)")
-        _on_off(g, "--rollout-tail-capture", d.rollout_tail_capture,
-                "the light tail (--rollout-light-after), when no rule answers the "
-                "last move, captures a string in atari anywhere on the board before "
-                "it takes a random point (Fuego's and Pachi's global capture; "
-                "default: %(default)s)")
         g.add_argument("--rollout-tail-lone", choices=("on", "off"), default=None,
                        help="the light tail's random moves refuse a self-atari of a lone stone "
                             "too (one that is neither a killing shape in the opponent's eye "
@@ -309,12 +280,6 @@ class EngineConfig:
                             "playouts (off: any legal point that fills no own eye; default by "
                             f"board size: on below {ROLLOUT_TAIL_SEKI_MAX_SIZE}x"
                             f"{ROLLOUT_TAIL_SEKI_MAX_SIZE}, off from there up)")
-        g.add_argument("--rollout-refuse", choices=("on", "off"), default=None,
-                       help="the gamma moves of the rollouts refuse the bad self-ataris the "
-                            "light tail's random moves refuse (of a string of two or more "
-                            "stones; with --rollout-tail-lone of a lone stone too) and pass "
-                            "when nothing else is left, so that a seki stands (default: on "
-                            "where the gammas play to the end, --rollout-light-after 0)")
         g.add_argument("--rollout-scale", default=d.rollout_scale, metavar="PREFIX=F,...",
                        help="gamma rollouts multiply the gammas of the features whose name starts "
                             "with PREFIX by F (e.g. 'capture:save=3,selfatari=5'; '' for the "
@@ -507,28 +472,29 @@ def rollout_tail_seki_for(size):
 
 
 def rollout_refuse_for(light_after):
-    """--rollout-refuse unset: whether the gamma moves refuse bad self-ataris, for rollouts that
-    play light_after gamma moves (0: to the end) before the light tail."""
+    """Whether the gamma moves refuse the bad self-ataris the tail's random moves refuse (and
+    pass rather than break a seki), for rollouts that play light_after gamma moves (0: to the
+    end) before the light tail: where the gammas play to the end, +39 (+5 .. +73) over 400 9x9
+    games at equal playouts against the same rollouts without it; before a light tail it changed
+    nothing (docs/experiments/gammas-to-the-end.md; the option, --rollout-refuse, stands at
+    c38f670)."""
     return light_after == 0
 
 
 def rollout_tail_for(size, cfg=None, table_settings=None):
     """The light tail's rules word (gammago.tail.rules) on a board size: the rules cfg's
     --rollout-tail-* options turn on (the defaults when cfg is None), the lone-stone and seki
-    rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), the
-    gamma moves' refusal (--rollout-refuse; unset, on where the gammas play to the end, as
-    rollout_settings_for resolves their number)."""
+    rules by size where they are unset (rollout_tail_lone_for, rollout_tail_seki_for), and the
+    gamma moves' refusal where they play to the end (rollout_refuse_for, on the number of gamma
+    moves rollout_settings_for resolves)."""
     from gammago import tail
     if cfg is None:
         cfg = EngineConfig()
     lone = rollout_tail_lone_for(size) if cfg.rollout_tail_lone is None else cfg.rollout_tail_lone
     seki = rollout_tail_seki_for(size) if cfg.rollout_tail_seki is None else cfg.rollout_tail_seki
     settings = rollout_settings_for(size, cfg, table_settings)
-    refuse = (rollout_refuse_for(settings["rollout_light_after"]) if cfg.rollout_refuse is None
-              else cfg.rollout_refuse)
-    on = {"shapes": cfg.rollout_tail_shapes, "2lib": cfg.rollout_tail_2lib,
-          "capture": cfg.rollout_tail_capture, "lone": lone, "seki": seki,
-          "refuse": refuse}
+    on = {"shapes": cfg.rollout_tail_shapes, "lone": lone, "seki": seki,
+          "refuse": rollout_refuse_for(settings["rollout_light_after"])}
     return tail.rules(*(name for name, v in on.items() if v))
 
 

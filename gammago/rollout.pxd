@@ -122,9 +122,9 @@ ctypedef struct gamma_policy_t:
     # the gammas; 0: gammas to the end
     int light_after
     # tail: the light tail's optional rules, TAIL_* bits (gammago/tail.pxd): Mogo's shapes
-    # around the last move, the 2-liberty rule, the capture of a string in atari anywhere, and
-    # the random moves' refusal of a lone stone's bad self-atari; TAIL_REFUSE: the gamma moves
-    # before the tail refuse what the random moves refuse
+    # around the last move, the random moves' refusal of a lone stone's bad self-atari, the
+    # seki rule; TAIL_REFUSE: the gamma moves before the tail refuse what the random moves
+    # refuse
     int tail
     int nplayed
     # statistics

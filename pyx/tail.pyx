@@ -2,10 +2,9 @@
 """The light tail of the gamma rollouts (declarations: gammago/tail.pxd): cheap rule-based moves
 after a rollout's first gamma moves, beside the light (uniform) policy of pyx/playout.pyx."""
 from libc.string cimport memset
-from libc.stdint cimport int16_t, uint8_t, uint32_t
+from libc.stdint cimport uint8_t, uint32_t
 from gammago.board cimport (board_t, Board, board_is_legal, board_is_eye, board_first_lib,
-                            board_lib_list, EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS,
-                            CODE_ATARI_SHIFT)
+                            EMPTY, BLACK, WHITE, BORDER, PASS, MAX_PTS)
 from gammago.playout cimport light_choose
 from gammago.rng cimport rng_t, rng_below
 from gammago.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
@@ -18,21 +17,16 @@ from gammago.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
 # whether the extension runs into a working ladder cost 40% of the tail's speed for no
 # measured gain: docs/BENCHMARKS.md, "Tactics");
-# else (TAIL_2LIB in gamma_policy_t.tail, the rules word; off by default) the 2-liberty rule,
-# Fuego's low-liberty rule (Pachi's 2lib check is the same idea): when the last move's string has two liberties, atari
-# it from one where the attacker keeps two; when it left a string of the mover with two
-# liberties, give that string a third (one of these points, uniformly; no reading);
-# else (TAIL_SHAPES) one of Mogo's 3x3 shapes among the 8 neighbours of the
-# last move (_tail_shape, uniformly); else (TAIL_CAPTURE; off by default) the
-# capture of a string in atari anywhere (_tail_capture); otherwise a uniform random legal
+# else (TAIL_SHAPES in gamma_policy_t.tail, the rules word) one of Mogo's 3x3 shapes among the
+# 8 neighbours of the last move (_tail_shape, uniformly); otherwise a uniform random legal
 # point that fills no own eye and is no bad self-atari of a string of two or more stones
 # (TAIL_LONE: nor of a lone stone; tac_bad_selfatari: a killing shape in the
 # opponent's eye space, or a snapback, is a good one; TAIL_TRIES draws, then any legal non-eye
 # point, or with TAIL_SEKI a uniform choice among the points that are no bad self-atari of two
-# or more stones and a pass when there is none, so that a seki stands: _random_scan). Neither
-# the 2-liberty nor the capture rule won in games or in the rollouts' accuracy
-# (docs/experiments/tail-2lib.md); TAIL_LONE: docs/experiments/tail-lone.md; TAIL_SEKI, off by
-# default: docs/experiments/tail-seki.md.
+# or more stones and a pass when there is none, so that a seki stands: _random_scan). The
+# 2-liberty and capture-anywhere rules, which won neither in games nor in the rollouts'
+# accuracy, stand at c38f670 (docs/experiments/tail-2lib.md); TAIL_LONE:
+# docs/experiments/tail-lone.md; TAIL_SEKI: docs/experiments/tail-seki.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a
@@ -90,86 +84,6 @@ cdef int _tail_reply(const board_t* b, rng_t* r) noexcept nogil:
             if s == h:
                 break
     return _pick(cand, _keep_playable(b, cand, n, c), r)
-
-cdef int _tail_2lib_points(const board_t* b, int* cand) noexcept nogil:
-    """The 2-liberty rule's points (see above) for b.to_move, into cand[0..11]: the liberties
-    of the last move's string when it has two and the atari leaves the attacker two liberties
-    or more; the liberties of the mover's strings next to the last move that have two, where
-    the string gets three or more. Each legal and no own eye; their count."""
-    cdef int c = b.to_move, last = b.last, k, q, h, i, j, n = 0, nseen = 0
-    cdef int16_t l2[2]
-    cdef int16_t seen[4]
-    if last == PASS or b.color[last] != 3 - c:
-        return 0
-    h = b.head[last]
-    if b.nlibs[h] == 2:
-        board_lib_list(b, h, l2)
-        for i in range(2):
-            if libs_after(b, l2[i], c, 2) >= 2:
-                cand[n] = l2[i]
-                n += 1
-    for k in range(4):
-        q = last + b.off[k]
-        if b.color[q] != c or b.nlibs[b.head[q]] != 2:
-            continue
-        h = b.head[q]
-        for j in range(nseen):
-            if seen[j] == h:
-                break
-        else:
-            seen[nseen] = h
-            nseen += 1
-            board_lib_list(b, h, l2)
-            for i in range(2):
-                if libs_after(b, l2[i], c, 3) >= 3:
-                    cand[n] = l2[i]
-                    n += 1
-    return _keep_playable(b, cand, n, c)
-
-cdef int _tail_2lib(const board_t* b, rng_t* r) noexcept nogil:
-    """A uniform choice among the 2-liberty rule's points (_tail_2lib_points); -1 when there is
-    none."""
-    cdef int cand[12]
-    return _pick(cand, _tail_2lib_points(b, cand), r)
-
-def tail_2lib_moves(Board board not None):
-    """The points where the light tail's 2-liberty rule would answer the last move
-    (_tail_2lib_points), as vertices; [] when it would not."""
-    cdef int cand[12]
-    cdef int i, n = _tail_2lib_points(board.b, cand)
-    return [board.vertex(cand[i]) for i in range(n)]
-
-cdef int _tail_capture_points(const board_t* b, int* cand) noexcept nogil:
-    """The capture rule's points for b.to_move, into cand[0..MAX_PTS): every empty point that
-    is the last liberty of an opponent string in atari anywhere on the board (read off the
-    3x3 codes' atari bits), legal for the mover (a ko capture may not be); their count."""
-    cdef int c = b.to_move, o = 3 - c, i, k, p, n = 0
-    cdef uint32_t code
-    for i in range(b.nempty):
-        p = b.empty[i]
-        code = b.code[p]
-        if (code >> CODE_ATARI_SHIFT) & 0xF == 0:
-            continue
-        for k in range(4):
-            if (code >> (CODE_ATARI_SHIFT + k)) & 1 and <int>((code >> (2 * k)) & 3) == o:
-                if board_is_legal(b, p, c):
-                    cand[n] = p
-                    n += 1
-                break
-    return n
-
-cdef int _tail_capture(const board_t* b, rng_t* r) noexcept nogil:
-    """A uniform choice among the capture rule's points (_tail_capture_points); -1 when there
-    is none."""
-    cdef int cand[MAX_PTS]
-    return _pick(cand, _tail_capture_points(b, cand), r)
-
-def tail_capture_moves(Board board not None):
-    """The points where the light tail's capture rule would play (_tail_capture_points), as
-    vertices; [] when it would not."""
-    cdef int cand[MAX_PTS]
-    cdef int i, n = _tail_capture_points(board.b, cand)
-    return [board.vertex(cand[i]) for i in range(n)]
 
 cdef uint8_t MOGO_SHAPES[8192]   # bit per 16-bit colour code (board_t.code): a Mogo shape
 
@@ -304,24 +218,15 @@ cdef int _tail_random(board_t* b, rng_t* r, int rules) noexcept nogil:
     return light_choose(NULL, b, r)
 
 cdef int tail_choose(board_t* b, rng_t* r, int rules) noexcept nogil:
-    """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_2LIB: try
-    the 2-liberty rule after the capture and escape rules; TAIL_SHAPES: then the Mogo shapes
-    around the last move; TAIL_CAPTURE: then capture any string in atari; TAIL_LONE: a random
+    """The light tail's move for b.to_move; rules: the TAIL_* bits that are on (TAIL_SHAPES:
+    after the capture and escape rules the Mogo shapes around the last move; TAIL_LONE: a random
     move may not be a bad self-atari of a lone stone either; TAIL_SEKI: when the random draws
     find no move, pass rather than break a seki)."""
     cdef int p = _tail_reply(b, r)
     if p >= 0:
         return p
-    if rules & TAIL_2LIB:
-        p = _tail_2lib(b, r)
-        if p >= 0:
-            return p
     if rules & TAIL_SHAPES:
         p = _tail_shape(b, r)
-        if p >= 0:
-            return p
-    if rules & TAIL_CAPTURE:
-        p = _tail_capture(b, r)
         if p >= 0:
             return p
     return _tail_random(b, r, rules)
@@ -330,8 +235,7 @@ cdef bint tail_refused(const board_t* b, int p, int c, int rules) noexcept nogil
     return tac_bad_selfatari(b, p, c) if rules & TAIL_LONE else _joins_selfatari(b, p, c)
 
 # the rules' names, as the command line and the tools give them
-RULES = {"shapes": TAIL_SHAPES, "2lib": TAIL_2LIB, "capture": TAIL_CAPTURE, "lone": TAIL_LONE,
-         "seki": TAIL_SEKI, "refuse": TAIL_REFUSE}
+RULES = {"shapes": TAIL_SHAPES, "lone": TAIL_LONE, "seki": TAIL_SEKI, "refuse": TAIL_REFUSE}
 RULES_DEFAULT = TAIL_RULES_DEFAULT
 
 def rules(*names):

@@ -538,8 +538,7 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     # Black's F6 against White's E6, with Black's D6 on the other side: around F6, the
     # enclosing hane "XOX / ... / ???" matches E5 and E7, the hane "XO. / ... / ?.?" (colours
     # swapped) F5 and F7, nothing matches G5, G6 or G7; White to move, nothing in atari: the
-    # tail picks only among the four, uniformly (its 2-liberty rule off, as by default: White's
-    # E6 has two liberties, and the rule would extend it at E5 or E7 first)
+    # tail picks only among the four, uniformly
     b = Board(9)
     b.setup(black=["D6"], white=["E6"])
     b.to_move = "b"
@@ -547,15 +546,14 @@ def test_light_tail_plays_a_shape_around_the_last_move():
     after.play("F6", "b")
     shapes = tail.tail_shape_moves(after)
     assert sorted(shapes) == ["E5", "E7", "F5", "F7"]
-    assert sorted(tail.tail_2lib_moves(after)) == ["E5", "E7"]
-    after, drawn = _tail_draws(b, "F6", n=2000, tail_2lib=False)
+    after, drawn = _tail_draws(b, "F6", n=2000)
     points = [after.point(v) for v in shapes]
     assert set(drawn) == set(points)
     counts = np.array([drawn.count(p) for p in points])
     assert stats.chisquare(counts).pvalue > 1e-3
     # without the shapes the tail draws any legal point
     gp = rollout.GammaPolicy(shipped_or_random(), light_after=1,
-                             tail=_tail_word(tail_shapes=False, tail_2lib=False))
+                             tail=_tail_word(tail_shapes=False))
     b2 = b.copy()
     gp.reset(b2)
     gp.step(b2, "F6")
@@ -600,60 +598,6 @@ def test_tail_shape_moves_are_legal_non_eye_and_no_self_atari():
             assert sorted(got) == sorted(want), (seed, b.moves)
             chosen += len(got)
     assert chosen > 100 and all(refused.values()), refused
-
-
-def _libs_after_playing(b, v, c):
-    """Liberties of c's string at v after c plays v (on a copy)."""
-    t = b.copy()
-    t.play(v, c)
-    return len(t.liberties(v))
-
-
-def test_light_tail_2lib_rule_ataris_and_extends():
-    # White's last move E5 (Black's D5 and F5 beside it) has two liberties, E6 and E4, and
-    # nothing is in atari: the tail ataris it from either, uniformly
-    b = Board(9)
-    b.setup(black=["D5", "F5"], white=["A9"])
-    b.to_move = "w"
-    after = b.copy()
-    after.play("E5", "w")
-    assert sorted(tail.tail_2lib_moves(after)) == ["E4", "E6"]
-    after, drawn = _tail_draws(b, "E5", n=2000, tail_2lib=True)
-    points = [after.point("E4"), after.point("E6")]
-    assert set(drawn) == set(points)
-    assert stats.chisquare([drawn.count(p) for p in points]).pvalue > 1e-3
-    # ... but not from E4 when White's D4 and F4 leave a black stone there one liberty; D4 and
-    # F4 leave Black's D5 and F5 two liberties each, and E5 touches both: each extends to three
-    b = Board(9)
-    b.setup(black=["D5", "F5"], white=["A9", "D4", "F4"])
-    b.to_move = "w"
-    after = b.copy()
-    after.play("E5", "w")
-    assert sorted(tail.tail_2lib_moves(after)) == ["C5", "D6", "E6", "F6", "G5"]
-    # with the rule off (the default) the tail goes on to the shapes around E5
-    gp = rollout.GammaPolicy(shipped_or_random(), light_after=1)
-    b2 = b.copy()
-    gp.reset(b2)
-    gp.step(b2, "E5")
-    shapes = {b2.point(v) for v in tail.tail_shape_moves(b2)}
-    assert shapes and {gp.choose(b2, seed=s + 1) for s in range(300)} == shapes
-    # Black's last move F6 leaves White's E6-E5 two liberties, E7 and E4 (Black's F6-F5 keeps
-    # four): White extends at either, each giving the string four
-    b = Board(9)
-    b.setup(black=["D5", "D6", "F5"], white=["E5", "E6"])
-    b.to_move = "b"
-    after = b.copy()
-    after.play("F6", "b")
-    assert sorted(tail.tail_2lib_moves(after)) == ["E4", "E7"]
-    # ... not at E4 when Black's D4 and F4 leave it only E3 and E7 there
-    b = Board(9)
-    b.setup(black=["D5", "D6", "F5", "D4", "F4"], white=["E5", "E6"])
-    b.to_move = "b"
-    after = b.copy()
-    after.play("F6", "b")
-    assert tail.tail_2lib_moves(after) == ["E7"]
-    after, drawn = _tail_draws(b, "F6", n=300, tail_2lib=True)
-    assert set(drawn) == {after.point("E7")}
 
 
 # A seki that our own playouts reached (9x9, the tail from the empty board): Black's A1-E1 and
@@ -769,75 +713,6 @@ def test_light_tail_lone_refuses_a_lone_stones_bad_self_atari():
     assert tactics.bad_selfatari(off_after, "E5", "b")
     assert off.count(e5) > 10
     assert e5 not in on and len(set(on)) > 40
-
-
-def test_light_tail_2lib_moves_match_playing_them():
-    # along random games: the rule's points are exactly the liberties of the last move's string
-    # when it has two, where the mover keeps two or more, and the liberties of the mover's
-    # strings with two next to the last move, where that string gets three or more; each legal
-    # and not the mover's eye
-    attacks = extensions = 0
-    for seed in range(8):
-        for b in random_game(9, 80, 100 + seed):
-            c = b.to_move
-            last = b.last_move[1]
-            want = set()
-            ok = lambda v: b.is_legal(v, c, superko=False) and not b.is_eye(v, c)
-            libs = b.liberties(last)
-            if len(libs) == 2:
-                for v in libs:
-                    if ok(v) and _libs_after_playing(b, v, c) >= 2:
-                        want.add(v)
-                        attacks += 1
-            col, row = "ABCDEFGHJ".index(last[0]), int(last[1:]) - 1
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                r, k = row + dr, col + dc
-                if not (0 <= r < 9 and 0 <= k < 9):
-                    continue
-                q = "ABCDEFGHJ"[k] + str(r + 1)
-                if b.color_at(q) != c or len(b.liberties(q)) != 2:
-                    continue
-                for v in b.liberties(q):
-                    if ok(v) and _libs_after_playing(b, v, c) >= 3:
-                        want.add(v)
-                        extensions += 1
-            assert set(tail.tail_2lib_moves(b)) == want, (seed, b.moves)
-    assert attacks > 20 and extensions > 20, (attacks, extensions)
-
-
-def test_light_tail_capture_moves_are_the_last_liberties_of_strings_in_atari():
-    # along random games: the capture rule's points are exactly the last liberties of the
-    # opponent's strings in atari anywhere on the board, where the mover may play (a ko
-    # capture it may not is left out)
-    seen = 0
-    for seed in range(8):
-        for b in random_game(9, 90, 200 + seed):
-            c = b.to_move
-            o = "w" if c == "b" else "b"
-            want = set()
-            for row in range(9):
-                for col in range(9):
-                    v = "ABCDEFGHJ"[col] + str(row + 1)
-                    if b.color_at(v) == o:
-                        libs = b.liberties(v)
-                        if len(libs) == 1 and b.is_legal(libs[0], c, superko=False):
-                            want.add(libs[0])
-            got = tail.tail_capture_moves(b)
-            assert len(got) == len(set(got)) and set(got) == want, (seed, b.moves)
-            seen += len(want)
-    assert seen > 30, seen
-
-
-def test_light_tail_captures_anywhere_when_on():
-    # White's last move J5 needs no answer; Black's capture of White's E5 (in atari, far from
-    # J5) comes first with the rule on, among the random points with it off
-    b = Board(9)
-    b.setup(black=["D5", "F5", "E6"], white=["E5"])
-    b.to_move = "w"
-    after, drawn = _tail_draws(b, "J5", n=300, tail_capture=True)
-    assert set(drawn) == {after.point("E4")}
-    after, drawn = _tail_draws(b, "J5", n=300)
-    assert len(set(drawn)) > 20
 
 
 # --- the mercy rule ------------------------------------------------------------------------

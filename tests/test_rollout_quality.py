@@ -94,7 +94,6 @@ def test_engine_rollout_gammas_default_and_option():
 
 def test_engine_rollout_light_after_default_and_option():
     from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
-                                ROLLOUT_TAIL_2LIB, ROLLOUT_TAIL_CAPTURE,
                                 ROLLOUT_TAIL_LONE_MAX_SIZE, ROLLOUT_TAIL_SEKI_MAX_SIZE,
                                 rollout_light_after_for, rollout_tail_for,
                                 rollout_tail_lone_for, rollout_tail_seki_for)
@@ -102,8 +101,7 @@ def test_engine_rollout_light_after_default_and_option():
     # the rollout module's default rules are the engine's but for the size-bound lone and seki
     # rules
     assert rollout.GammaPolicy().tail == tail.RULES_DEFAULT == rollout_tail_for(13)
-    assert set(rollout.GammaPolicy().tail_rules) == {"shapes"} | {
-        name for name, on in (("2lib", ROLLOUT_TAIL_2LIB), ("capture", ROLLOUT_TAIL_CAPTURE)) if on}
+    assert set(rollout.GammaPolicy().tail_rules) == {"shapes"}
     assert rollout_tail_for(9) == rollout_tail_for(13) | tail.RULES["lone"] | tail.RULES["seki"]
     with pytest.raises(ValueError, match="rules word"):
         rollout.GammaPolicy(tail=2 * max(tail.RULES.values()))     # a bit no rule has
@@ -138,22 +136,7 @@ def test_engine_rollout_light_after_default_and_option():
     e = Engine(cfg)
     e.new_game(9, 7.0)
     assert "shapes" not in e.search.tail_rules
-    assert ("2lib" in e.search.tail_rules) is ROLLOUT_TAIL_2LIB      # the default
     assert e.genmove("w") not in ("pass", "resign")
-    flip = "off" if ROLLOUT_TAIL_2LIB else "on"                       # not the default
-    cfg = engine_config(["--rollout-tail-2lib", flip, "--playouts", "64", "--mode", "rollouts"])
-    assert cfg.rollout_tail_2lib is not ROLLOUT_TAIL_2LIB
-    e = Engine(cfg)
-    e.new_game(9, 7.0)
-    assert ("2lib" in e.search.tail_rules) is not ROLLOUT_TAIL_2LIB
-    assert "shapes" in e.search.tail_rules
-    assert ("capture" in e.search.tail_rules) is ROLLOUT_TAIL_CAPTURE  # the default
-    assert e.genmove("b") not in ("pass", "resign")
-    cfg = engine_config(["--rollout-tail-capture", "on", "--playouts", "64", "--mode", "rollouts"])
-    e = Engine(cfg)
-    e.new_game(9, 7.0)
-    assert "capture" in e.search.tail_rules
-    assert e.genmove("b") not in ("pass", "resign")
     for rule in ("lone", "seki"):                                 # the size-bound rules
         e.new_game(9, 7.0)
         assert rule in e.search.tail_rules                        # the 9x9 default
@@ -171,52 +154,35 @@ def test_engine_rollout_light_after_default_and_option():
             assert set_rule.genmove("w") not in ("pass", "resign")
 
 
-def test_engine_rollout_refuse_default_and_option(capsys):
-    """--rollout-refuse: unset, the gamma moves refuse bad self-ataris where the gammas play to
-    the end and not before a light tail, on both sizes; set, as given; train-balance's
-    playouts follow the engine for the --light-after they balance."""
+def test_the_gamma_moves_refuse_where_they_play_to_the_end():
+    """The gamma moves refuse bad self-ataris where the gammas play to the end
+    (--rollout-light-after 0) and not before a light tail, on both sizes, in the engine and in
+    train-balance's playouts for the --light-after they balance."""
     from gammago.config import EngineConfig, rollout_tail_for
+    from gammago.engine import Engine
     from gammago.train_balance import tail_word
     bit = tail.RULES["refuse"]
-    assert EngineConfig().rollout_refuse is None
     for size in (9, 19):
         assert not rollout_tail_for(size) & bit
         assert rollout_tail_for(size, EngineConfig(rollout_light_after=0)) & bit
-        assert not rollout_tail_for(size, EngineConfig(rollout_light_after=0,
-                                                       rollout_refuse=False)) & bit
-        assert rollout_tail_for(size, EngineConfig(rollout_refuse=True)) & bit
         assert tail_word(size, 0) & bit and not tail_word(size, 5) & bit
         assert tail_word(size) == rollout_tail_for(size)
-    _check_rule_option("refuse", capsys, (
-        (["--rollout-light-after", "0"], True),
-        (["--rollout-light-after", "0", "--rollout-refuse", "off"], False),
-        (["--rollout-refuse", "on"], True), ([], False)))
-
-
-def _check_rule_option(rule, capsys, cases):
-    """For each (options, on) of cases the engine's rollouts have the rule `rule` on or off,
-    and it plays; --rollout-RULE takes on or off, nothing else."""
-    from gammago.engine import Engine
-    for args, on in cases:
+    for args, on in ((["--rollout-light-after", "0"], True), ([], False)):
         e = Engine(engine_config(args + ["--playouts", "64", "--mode", "rollouts"]))
         e.new_game(9, 7.0)
-        assert (rule in e.search.tail_rules) is on
+        assert ("refuse" in e.search.tail_rules) is on
         assert e.genmove("b") not in ("pass", "resign")
-    with pytest.raises(SystemExit):
-        engine_config([f"--rollout-{rule}", "yes"])
-    assert "invalid choice" in capsys.readouterr().err
 
 
 def test_rollout_accuracy_tool(capsys):
-    from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE, ROLLOUT_TAIL_2LIB,
-                                ROLLOUT_TAIL_CAPTURE)
+    from gammago.config import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
     tool = load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
     rc = tool.main(sgfs + [os.path.join(data, "bad"), "--playouts", "4", "--step", "60",
                            "--start", "20", "--late", "150", "--variant", "", "--variant",
                            "light=0", "--variant", "shapes=0", "--variant",
-                           "2lib=1,capture=1", "--variant", "mercy=3", "--worst", "2",
+                           "lone=0,seki=0", "--variant", "mercy=3", "--worst", "2",
                            "--bootstrap", "200", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
@@ -230,9 +196,7 @@ def test_rollout_accuracy_tool(capsys):
     # the gamma moves refuse bad self-ataris where they play to the end, as in the engine
     assert "refuse" in gamma_only["tail"] and "refuse" not in base["tail"]
     assert "shapes" in base["tail"] and "shapes" not in no_shapes["tail"]
-    assert "2lib" in rules["tail"] and "capture" in rules["tail"]
-    assert ("2lib" in no_shapes["tail"]) is ROLLOUT_TAIL_2LIB
-    assert ("capture" in base["tail"]) is ROLLOUT_TAIL_CAPTURE
+    assert {"lone", "seki"} <= set(base["tail"]) and not {"lone", "seki"} & set(rules["tail"])
     # the mercy rule ends playouts early: the same positions and draws, shorter playouts
     assert base["mercy"] == 0 and mercy["mercy"] == 3
     assert 0 < mercy["moves_per_playout"] < plain["moves_per_playout"]

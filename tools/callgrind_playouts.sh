@@ -4,7 +4,7 @@
 #   e.g. tools/callgrind_playouts.sh 9 1000          (light playouts)
 #        tools/callgrind_playouts.sh 19 30 gamma     (gamma playouts, the shipped gammas)
 #        tools/callgrind_playouts.sh 9 300 gamma 30  (gamma for 30 moves, then the light tail)
-#        tools/callgrind_playouts.sh 9 300 gamma 5 tail=3   (shapes and the 2-liberty rule)
+#        tools/callgrind_playouts.sh 9 300 gamma 5 tail=7   (shapes, the lone-stone and seki rules)
 # Only the playout loop is counted (--toggle-collect on playout_run: loading the gammas and
 # Python start-up are left out). Prints the functions of the board, playout, features and
 # rollout modules with their instruction counts, then the total and the moves played.
@@ -13,7 +13,7 @@ size=${1:-9}
 n=${2:-1000}
 kind=${3:-light}
 light_after=${4:-0}
-policy_args=${5:-}                                    # more GammaPolicy keywords, e.g. tail=3 (gammago.tail.RULES)
+policy_args=${5:-}                                    # more GammaPolicy keywords, e.g. tail=7 (gammago.tail.RULES)
 py=$(python3 -c 'import sys; print(sys.executable)')   # the real binary, not a pyenv shim
 out=$(mktemp /tmp/callgrind.XXXXXX)
 movesf=$(mktemp /tmp/callgrind-moves.XXXXXX)

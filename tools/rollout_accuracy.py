@@ -8,21 +8,18 @@ from finished games, for the rollout table as the engine builds it and for varia
 
 Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `light=N` sets
-the rollouts'
-`--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER without it;
-`light=0`: gammas to the end), and `shapes=0|1`, `2lib=0|1`, `capture=0|1`, `lone=0|1`,
-`seki=0|1` the light tail's rules (`--rollout-tail-shapes`, `--rollout-tail-2lib`,
-`--rollout-tail-capture`, `--rollout-tail-lone`, `--rollout-tail-seki`;
-`lone` defaults to the engine's for `--size`, on without it), `refuse=0|1` the gamma moves'
-refusal of bad self-ataris (`--rollout-refuse`; by default, as in the engine, on where the
-gammas play to the end), `mercy=N` the rollouts' mercy
-rule (`--mercy`; 0, the default, off: a playout ends, won by the side ahead, once one side has
-taken more than N stones beyond the other) and `table=FILE` their gamma table (`--rollout-gammas`: the file's table as it is, scaled only
-by the variant's own scale parts, with the settings its `rollout-settings` line names where
-the variant has no `light=` part, as the engine plays it; a line for
-another board size than `--size` is left aside). The base is the
-engine's default for
-`--size` (`--base`; gammago.config.rollout_scale_for, ROLLOUT_SCALE without --size).
+the rollouts' `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER
+without it; `light=0`: gammas to the end), `shapes=0|1`, `lone=0|1`, `seki=0|1` the light
+tail's rules (`--rollout-tail-shapes`, `--rollout-tail-lone`, `--rollout-tail-seki`; `lone`
+and `seki` default to the engine's for `--size`, on without it), `refuse=0|1` the gamma moves'
+refusal of bad self-ataris (by default, as in the engine, on where the gammas play to the end),
+`mercy=N` the rollouts' mercy rule (`--mercy`; 0, the default, off: a playout ends, won by the
+side ahead, once one side has taken more than N stones beyond the other) and `table=FILE` their
+gamma table (`--rollout-gammas`: the file's table as it is, scaled only by the variant's own
+scale parts, with the settings its `rollout-settings` line names where the variant has no
+`light=` part, as the engine plays it; a line for another board size than `--size` is left
+aside). The base is the engine's default for `--size` (`--base`; gammago.config.rollout_scale_for,
+ROLLOUT_SCALE without --size).
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
 patterns/labels/rollout9-tail-net-root-10000.labels.json.gz), the positions are those of the
@@ -100,7 +97,7 @@ NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
     """A variant text -> {"scale": its --rollout-scale text, "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
-    gammago.tail.RULES: shapes, 2lib, capture, lone, seki, refuse; refuse, unless given, on where
+    gammago.tail.RULES: shapes, lone, seki, refuse; refuse, unless given, on where
     light is 0, as in the engine), "mercy": the mercy threshold (0 for off), "table": the gamma
     file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
@@ -139,9 +136,9 @@ def _with_rule(tail, bit, on):
 
 
 def _refuse_as_engine(tail, light, given):
-    """The rules word with the gamma moves' refusal as the engine sets it without
-    --rollout-refuse (gammago.config.rollout_refuse_for: on where the gammas play to the end),
-    unless the variant has a part refuse= of its own."""
+    """The rules word with the gamma moves' refusal as the engine sets it
+    (gammago.config.rollout_refuse_for: on where the gammas play to the end), unless the variant
+    has a part refuse= of its own."""
     if "refuse" in given:
         return tail
     return _with_rule(tail, T.RULES["refuse"], rollout_refuse_for(light))

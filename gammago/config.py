@@ -375,8 +375,6 @@ class EngineConfig:
     def validate(self):
         checks = [
             (self.playouts >= 0, f"--playouts must be >= 0, not {self.playouts}"),
-            (self.rollout_light_after is None or self.rollout_light_after >= 0,
-             f"--rollout-light-after must be >= 0, not {self.rollout_light_after}"),
             (self.threads >= 1, f"--threads must be >= 1, not {self.threads}"),
             (self.move_time > 0, f"--move-time must be > 0, not {self.move_time}"),
             (self.max_nodes == 0 or 1000 <= self.max_nodes <= MAX_NODES_LIMIT,
@@ -410,6 +408,9 @@ class EngineConfig:
         for ok, msg in checks:
             if not ok:
                 raise ValueError(msg)
+        if self.rollout_light_after is not None:     # the rollouts' own check, in one place
+            from gammago.rollout import check_settings
+            check_settings(self.rollout_light_after)
         try:
             _rules.playable(self.rules)
         except ValueError as e:

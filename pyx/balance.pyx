@@ -29,7 +29,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.features cimport rollout_features, team_gamma, NGROUPS, NFEAT
 from gammago.rng cimport rng_t, rng_seed, rng_unit
 from gammago.tail cimport tail_choose, tail_refused, TAIL_REFUSE
-from gammago.tail import rule_names
+from gammago.rollout import check_settings
 
 
 cdef inline void _trace_add(const int32_t* f, const int32_t* param, double x, double* trace,
@@ -104,13 +104,14 @@ cdef double _playout(board_t* b, const double* gamma, const int32_t* param, rng_
     return 1.0 if s > 0 else (0.0 if s < 0 else 0.5)
 
 
-cdef int _tail(Board board, tail) except -1:
+cdef int _tail(Board board, int light_after, tail) except -1:
     """The light tail's rules word: `tail` when given, else the engine's default for the
-    board's size (gammago.config.rollout_tail_for)."""
+    board's size (gammago.config.rollout_tail_for); with light_after, checked as the rollouts'
+    settings are (rollout.check_settings)."""
     if tail is None:
         from gammago.config import rollout_tail_for
-        return rollout_tail_for(board.b.size)
-    rule_names(tail)                   # refuses a word with unknown bits
+        tail = rollout_tail_for(board.b.size)
+    check_settings(light_after, tail)
     return tail
 
 
@@ -145,7 +146,7 @@ def gradient(Board board not None, const double[::1] gammas not None,
     cdef int i, t, ntouched, pid, n = playouts
     cdef double z, zsum = 0, base = baseline
     cdef rng_t r
-    cdef int rules = _tail(board, tail)
+    cdef int rules = _tail(board, light_after, tail)
     try:
         if not (b and trace and mark and touched and w and ids and pts):
             raise MemoryError()
@@ -194,7 +195,7 @@ def value(Board board not None, const double[::1] gammas not None, int playouts,
     cdef int i, n = playouts
     cdef double zsum = 0
     cdef rng_t r
-    cdef int rules = _tail(board, tail)
+    cdef int rules = _tail(board, light_after, tail)
     try:
         if not (b and w and ids and pts):
             raise MemoryError()

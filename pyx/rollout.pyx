@@ -1027,6 +1027,17 @@ def _as_table(gammas):
     return table
 
 
+def check_settings(int light_after=0, int tail=TAIL_RULES_DEFAULT):
+    """The one check of the gamma rollouts' settings, for everything that takes them
+    (GammaPolicy, tree.Search.use_gamma_rollouts, balance.gradient and value,
+    EngineConfig.validate): light_after, the gamma moves before the light tail
+    (--rollout-light-after), >= 0; tail, the light tail's rules word, no bits but its rules'
+    (gammago.tail.rule_names). ValueError names the option."""
+    if light_after < 0:
+        raise ValueError(f"--rollout-light-after must be >= 0, not {light_after}")
+    rule_names(tail)
+
+
 cdef class GammaPolicy:
     """The gamma rollout policy for one gamma table (a gammago.gammas.Gammas, a gamma file path,
     an array of N_FEATURES floats, or None for the shipped gammas). One instance per thread.
@@ -1037,9 +1048,7 @@ cdef class GammaPolicy:
     def __cinit__(self, gammas=None, int near_d=0, int light_after=0,
                   int tail=TAIL_RULES_DEFAULT):
         cdef double[::1] t
-        if light_after < 0:
-            raise ValueError(f"light_after must be >= 0, not {light_after}")
-        rule_names(tail)                   # refuses a word with unknown bits
+        check_settings(light_after, tail)
         self.table = _as_table(gammas)
         t = self.table
         self.g = gamma_policy_new(&t[0], near_d)

@@ -23,6 +23,7 @@ from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_
 from gammago.rollout cimport rollout_make_gamma, rollout_release_gamma, gamma_policy_t
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.tail import rule_names
+from gammago.rollout import check_settings
 from gammago.seeds import derive
 
 cdef extern from *:
@@ -781,9 +782,7 @@ cdef class Search:
         rules word (gammago.tail.rules; gamma_policy_t.tail)."""
         import numpy as np
         cdef double[::1] view
-        if light_after < 0:
-            raise ValueError(f"light_after must be >= 0, not {light_after}")
-        rule_names(tail)                   # refuses a word with unknown bits
+        check_settings(light_after, tail)
         self._light_after = light_after
         self._tail = tail
         if table is None:

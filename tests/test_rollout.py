@@ -396,7 +396,7 @@ def test_nakade_needs_a_region_enclosed_by_one_colour():
 
 def test_light_after_hands_the_rest_of_the_playout_to_the_light_policy():
     table = shipped_or_random()
-    with pytest.raises(ValueError, match="light_after"):
+    with pytest.raises(ValueError, match="--rollout-light-after must be >= 0"):
         rollout.GammaPolicy(table, light_after=-1)
     for k in (0, 1, 12):
         gp = rollout.GammaPolicy(table, light_after=k)

@@ -142,6 +142,28 @@ def test_engine_leaves_a_table_for_another_size_aside(tmp_path, caplog):
     assert e.search.light_after == 3
 
 
+def test_every_entry_checks_the_rollout_settings_the_same_way():
+    """rollout.check_settings is the one check of the gamma rollouts' settings: the engine's
+    options, the tree's rollouts, a GammaPolicy and simulation balancing's playouts refuse a
+    negative light_after and a rules word with a bit no rule has, in the same words."""
+    import numpy as np
+    from gammago import balance, rollout, tail, tree
+    from gammago.board import Board
+    table = np.ascontiguousarray(G.rollout_base(9), dtype=np.float64)
+    bad_word = 2 * max(tail.RULES.values())
+    entries = [lambda la, t: rollout.GammaPolicy(table, light_after=la, tail=t),
+               lambda la, t: tree.Search(10000).use_gamma_rollouts(table, la, t),
+               lambda la, t: balance.value(Board(9), table, 1, 1, la, tail=t)]
+    for make in entries:
+        with pytest.raises(ValueError, match="^--rollout-light-after must be >= 0, not -1$"):
+            make(-1, tail.RULES_DEFAULT)
+        with pytest.raises(ValueError, match="not a light-tail rules word"):
+            make(0, bad_word)
+        make(0, tail.RULES_DEFAULT)
+    with pytest.raises(ValueError, match="^--rollout-light-after must be >= 0, not -1$"):
+        EngineConfig(rollout_light_after=-1).validate()
+
+
 def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
     """config.rollout_plan is what the engine gives its searches and what `gammago bench` times
     as the engine's rollouts: on 9x9 the light tail's lone-stone and seki rules are in both,

@@ -224,6 +224,9 @@ def run(cfg, parallel=1, client=None, resume=False, progress=True):
     summaries of every game in the run)."""
     os.makedirs(cfg.out, exist_ok=True)
     old = R.read_settings(cfg.out)
+    if old is not None and isinstance(old.get("engine"), dict):   # options retired since
+        from gammago.config import retired_dropped
+        old = dict(old, engine=retired_dropped(old["engine"]))
     done = R.finished_games(cfg.out)
     if (old is not None or done) and not resume:
         raise ValueError(f"{cfg.out} holds a self-play run ({len(done)} games): --resume to go "

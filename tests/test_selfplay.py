@@ -120,6 +120,27 @@ def test_resume_after_a_kill_keeps_no_partial_game_and_plays_only_the_missing(tm
     assert other.returncode == 2 and "other settings" in other.stderr
 
 
+def test_resume_takes_a_run_recorded_with_options_retired_since(tmp_path):
+    """A run's settings recorded before options were retired (config.RETIRED) name them: at
+    their old defaults the run resumes, at another value it was not played as this engine plays
+    and is refused."""
+    import argparse
+    from gammago.config import RETIRED
+    p = argparse.ArgumentParser()
+    S.add_arguments(p)
+    import dataclasses
+    cfg = S.config_from_args(p.parse_args(["--size", "7", "--games", "1", "--out",
+                                           str(tmp_path / "run"), "--playouts", "40"]))
+    cfg = dataclasses.replace(cfg, games=0)          # the comparison alone, no game to play
+    os.makedirs(cfg.out)
+    old = S._jsonable(cfg.settings())
+    R.write_settings(cfg.out, dict(old, engine=dict(old["engine"], **RETIRED)))
+    S.run(cfg, resume=True, progress=False)
+    R.write_settings(cfg.out, dict(old, engine=dict(old["engine"], **dict(RETIRED, lgrf=True))))
+    with pytest.raises(ValueError, match=r"other settings \(engine\)"):
+        S.run(cfg, resume=True, progress=False)
+
+
 def test_bad_options_are_refused_before_any_game(tmp_path):
     r = selfplay(tmp_path / "x", "--full-share", "0", check=False)
     assert r.returncode == 2 and "--full-share" in r.stderr

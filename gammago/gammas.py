@@ -69,14 +69,13 @@ ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole)}
 # the settings train-balance once wrote (--tail-gammas, --fit-tail-far, --answer) for rollouts
 # the engine no longer plays (docs/experiments/gamma-tail.md, gammas-to-the-end.md)
 RETIRED_SETTINGS = ("--rollout-tail-gammas", "--rollout-tail-far", "--rollout-answer")
-RETIRED_AT = "c38f670"
 
 
 def parse_settings(text):
     """The settings of a `rollout-settings:` line's text (after the prefix): {EngineConfig
     field: value}. ValueError names the option or value it cannot take: a value out of the
     option's bounds as the engine's own check (EngineConfig.validate) words it."""
-    from gammago.config import EngineConfig
+    from gammago.config import RETIRED_AT, EngineConfig
     words = text.split()
     if len(words) % 2:
         raise ValueError(f"rollout settings {text.strip()!r}: every option needs one value")

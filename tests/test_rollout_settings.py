@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from gammago import gammas as G
-from gammago.config import EngineConfig, rollout_settings_for
+from gammago.config import RETIRED_AT, EngineConfig, rollout_settings_for
 from gammago.engine import Engine
 
 
@@ -68,7 +68,7 @@ def test_a_table_trained_for_retired_rollouts_is_refused_with_the_commit(tmp_pat
         G.load(path)
     said = str(e.value)
     assert str(path) in said and option.split()[0] + " was retired" in said
-    assert G.RETIRED_AT in said
+    assert RETIRED_AT in said
 
 
 def test_two_settings_lines_are_refused(tmp_path):

@@ -401,7 +401,7 @@ def test_speed_vs_build_tool(capsys, tmp_path):
     assert set(medians) == {ROOT, f"{ROOT} --rollout-light-after 1"}
     assert f"{ROOT} --rollout-light-after 1: position 1:" in out
     with pytest.raises(SystemExit):                    # options the engine refuses: said
-        tool.main([ROOT, "--playouts", "300", "--reps", "1", "--variant", "--rollout-power -1"])
+        tool.main([ROOT, "--playouts", "300", "--reps", "1", "--variant", "--rollout-light-after -1"])
     with pytest.raises(SystemExit):
         tool.main([str(tmp_path)])                     # not a checkout: refused
     # --seconds: each genmove has that long (time_settings), and the playouts reached are given

@@ -20,7 +20,7 @@
 #
 # Pass: the policy passes only when no point has a positive weight (the trained pass feature is
 # for real games, not playouts).
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, int32_t, uint64_t
+from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from gammago.board cimport board_t, MAX_PTS, MAX_W, MAX_SIZE
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t

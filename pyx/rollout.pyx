@@ -14,7 +14,6 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_is_leg
 from gammago.playout cimport (policy_t, playout_run, playout_default_maxmoves, mc_evaluate, policy_light,
                               light_choose, bench_policy, evaluate_policy)
 from gammago.rng cimport rng_t, rng_seed, rng_unit, rng_below
-from gammago.tactics cimport libs_after
 from gammago.tail cimport tail_choose, tail_refused, TAIL_RULES_DEFAULT, TAIL_REFUSE
 from gammago.tail import rule_names
 from gammago.features cimport (rollout_features, feat_tactics, feat_pat3, feat_edge, feat_dist, pat3_table, team_gamma,

@@ -17,7 +17,7 @@ from gammago.board cimport (board_t, Board, board_copy, board_play, board_check_
                             LIB_WORDS)
 from gammago.playout cimport (policy_t, policy_light, playout_run, playout_run_mercy,
                               playout_default_maxmoves)
-from gammago.rng cimport rng_t, rng_seed, rng_unit
+from gammago.rng cimport rng_t, rng_seed
 from gammago.features cimport move_features, team_gamma, NGROUPS, NFEAT
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout, prior_ladders
 from gammago.rollout cimport rollout_make_gamma, rollout_release_gamma, gamma_policy_t

@@ -1,5 +1,5 @@
 # Prior ratings of candidate moves (implementation: pyx/prior.pyx), for the tree's prior_t hook
-# (gammago/tree.pxd): out[i] >= 0 for moves[i] (PASS included), played by c on b.
+# (gammago/tree_state.pxd): out[i] >= 0 for moves[i] (PASS included), played by c on b.
 from libc.stdint cimport int16_t
 from gammago.board cimport board_t
 

@@ -9,10 +9,10 @@ cdef enum:
     TAIL_SHAPES = 1            # Mogo's 3x3 shapes around the last move
     TAIL_LONE = 2              # the random moves refuse a lone stone's bad self-atari too
     TAIL_SEKI = 4              # no random move permitted: pass (a seki stands), not any legal point
-    TAIL_REFUSE = 8            # the gamma moves (pyx/rollout.pyx, _gp_choose) refuse what the
-                               # tail's random moves refuse (a bad self-atari of 2+ stones; with
-                               # TAIL_LONE of a lone stone too) and pass when nothing else is
-                               # left, so that a seki stands (tail_choose does not read this bit;
+    TAIL_REFUSE = 8            # the gamma moves (pyx/gamma_sampler.pyx, gamma_policy_choose)
+                               # refuse what the tail's random moves refuse (a bad self-atari
+                               # of 2+ stones; with TAIL_LONE of a lone stone too) and pass when
+                               # nothing else is left, so that a seki stands (tail_choose does not read this bit;
                                # on where the gammas play to the end: config.rollout_tail_for)
     TAIL_RULES_DEFAULT = 1     # TAIL_SHAPES: a caller's rules unless it says otherwise
     TAIL_TRIES = 10            # random draws of the tail before it takes any legal non-eye point

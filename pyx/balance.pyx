@@ -5,8 +5,8 @@ log-probability of the moves they played with respect to the log-gammas.
 
 A playout plays every move with probability proportional to the product of the gammas of its
 rollout features (features.pxd: rollout_features), as the rollouts do with the gammas to the end
-(pyx/rollout.pyx; pass only when no point has a positive weight; with TAIL_REFUSE in the rules
-word, none of the bad self-ataris it refuses). After its first light_after moves a playout may
+(pyx/gamma_sampler.pyx; pass only when no point has a positive weight; with TAIL_REFUSE in the
+rules word, none of the bad self-ataris it refuses). After its first light_after moves a playout may
 go on with the light tail's rules (tail_choose: moves outside the gradient), as the engine's
 rollouts do. This module recomputes every weight at every move,
 which is slow but simple: it serves training, not play. For a move a

@@ -1,13 +1,14 @@
-"""Gamma rollouts (pyx/rollout.pyx): incremental weights against a recomputation from scratch,
-the sampler against the exact gamma proportions (chi-square), and playouts that end, stay legal
-and never fill their own eyes."""
+"""Gamma rollouts (pyx/gamma_sampler.pyx, pyx/rollout.pyx): incremental weights against a
+recomputation from scratch, the sampler against the exact gamma proportions (chi-square), and
+playouts that end, stay legal and never fill their own eyes; the flat Monte-Carlo move of
+pyx/flat_mc.pyx."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from scipy import stats
 
 from gammago import features as F
-from gammago import rollout, tactics, tail
+from gammago import flat_mc, rollout, tactics, tail
 from gammago.board import Board, parse_vertex
 from test_board_cases import from_diagram
 
@@ -304,12 +305,12 @@ def test_bad_tables_are_refused():
 def test_flat_mc_move():
     gp = rollout.GammaPolicy(shipped_or_random())
     b = Board(5)
-    move, rate = rollout.flat_mc_move(b, 200, gp, seed=1)
+    move, rate = flat_mc.flat_mc_move(b, 200, gp, seed=1)
     assert b.is_legal(move) and 0 <= rate <= 1
-    move, rate = rollout.flat_mc_move(b, 200, "light", seed=1)
+    move, rate = flat_mc.flat_mc_move(b, 200, "light", seed=1)
     assert b.is_legal(move)
     with pytest.raises(ValueError):
-        rollout.flat_mc_move(b, 0, gp)
+        flat_mc.flat_mc_move(b, 0, gp)
 
 
 def test_start_position_cache_reused_only_for_the_same_position():

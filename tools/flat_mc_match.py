@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tqdm import tqdm  # noqa: E402
 
 from gammago.board import Board  # noqa: E402
-from gammago import playout, rollout  # noqa: E402
+from gammago import flat_mc, playout, rollout  # noqa: E402
 from gammago.stats import wilson_interval  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def flat_move(board, playouts, policy, seed, with_pass):
     candidate too, evaluated like the others with its even share of the playouts (after the
     opponent's pass it ends the game, so its playouts score the board as it stands)."""
     if not with_pass:
-        return rollout.flat_mc_move(board, playouts, policy, seed)
+        return flat_mc.flat_mc_move(board, playouts, policy, seed)
     n = len(board.legal_moves(include_eyes=False))
     if n == 0:
         return "pass", 0.0
@@ -49,7 +49,7 @@ def flat_move(board, playouts, policy, seed, with_pass):
     evaluate = playout.light_evaluate if policy == "light" else policy.evaluate
     black = evaluate(after, k, seed ^ 0x5DEECE66D)["black_winrate"]
     rate_pass = black if board.to_move == "b" else 1.0 - black
-    move, rate = rollout.flat_mc_move(board, playouts - k, policy, seed)
+    move, rate = flat_mc.flat_mc_move(board, playouts - k, policy, seed)
     if rate_pass > rate or (board.passes and rate_pass >= rate):
         return "pass", rate_pass
     return move, rate

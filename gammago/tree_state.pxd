@@ -1,35 +1,25 @@
-# The search tree (implementation: pyx/tree.pyx), kept in four parts after Pachi's uct/:
-#   storage  - a pool of nodes in chunks taken as the tree grows, from a budget trees may share; the
-#              children of a node are one contiguous block (by index), sorted by prior rating, so
-#              progressive widening opens a prefix of the block
-#   descent  - one playout: walk from the root by the selection policy, expand, roll out, back up
-#   policy   - UCB1-Tuned plus a prior-rating bonus, over the children opened so far
-#   search   - worker threads running descents nogil until a playout cap, a deadline or a stop
+# The state of one UCT search (no .pyx: declarations only), shared by the parts of the search,
+# which are split after Pachi's uct/:
+#   pyx/node_pool    - the node storage (gammago/node_pool.pxd)
+#   pyx/selection    - which child a descent takes: progressive widening (in rating order, or
+#                      by rating + criticality) and UCB1-Tuned plus a prior-rating bonus over
+#                      the children opened so far; the criticality statistics
+#   pyx/descent      - one playout: walk from the root by the selection, expand (the children
+#                      rated by the prior hook), roll out, back up
+#   pyx/search_loop  - the workers running descents nogil until a playout cap, a deadline or a
+#                      stop
+#   pyx/tree         - the Python edge: Search (configuration, root, runs, results) and
+#                      NodeBudget
 # Priors and rollouts come in through hooks (prior_t here, policy_t of playout.pxd) so the tree
 # works with whatever rating and rollout policy it is given.
-from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 from gammago.board cimport board_t, MAX_PTS
 from gammago.playout cimport policy_t
 from gammago.rng cimport rng_t
-from gammago.rollout cimport gamma_policy_t
+from gammago.node_pool cimport node_t, pool_t, pool_node
 
 cdef enum:
-    NODE_LEAF = 0        # not expanded (yet)
-    NODE_EXPANDING = 1   # a thread is expanding it; the others treat it as a leaf
-    NODE_EXPANDED = 2
-    NODE_NOROOM = 3      # expansion failed: the pool is full
     MAX_DEPTH = 1024     # deepest tree path a descent follows
-
-ctypedef struct node_t:
-    int32_t visits       # descents through this node (in-flight ones count: the virtual loss)
-    int32_t wins2        # 2 x wins (a jigo is 1) for the player who moved INTO this node
-    int32_t first        # pool index of the first child (valid when state == NODE_EXPANDED)
-    float rating         # prior rating in [0, 1]: log-scaled, 1 for the best sibling (_rating)
-    int16_t move         # the move leading here (PASS = 0)
-    int16_t nchildren
-    int16_t nopen        # children open to selection (a prefix of the rating-sorted block)
-    uint8_t state        # NODE_*
-    uint8_t widening     # criticality widening: 1 while a thread picks the next child to open
 
 # Prior ratings of candidate moves: out[i] >= 0 for moves[i] (PASS included), played by c on b.
 ctypedef struct prior_t:
@@ -79,36 +69,9 @@ ctypedef struct worker_t:
     int32_t crit_winner2[MAX_PTS]
     int64_t crit_bwins2      # (their count is own_n)
 
-# The pool grows in chunks of CHUNK_NODES nodes, malloc'd as the tree reaches them (node index
-# i lives in chunk i >> CHUNK_BITS) and drawn from a budget_t that several trees may share (the
-# engine's --max-memory), so the memory reserved never passes the budget. Each chunk carries
-# the marks the in-place compaction of subtree reuse needs (_keep_subtree), so reuse takes no
-# memory of its own.
-cdef enum:
-    CHUNK_BITS = 14
-    CHUNK_NODES = 16384      # 1 << CHUNK_BITS: 512 KiB of nodes
-    CHUNK_MASK = 16383
-    CHUNK_WORDS = 256        # CHUNK_NODES / 64
-
-ctypedef struct chunk_t:
-    node_t nodes[CHUNK_NODES]
-    uint64_t live[CHUNK_WORDS]   # reuse: the nodes of the kept subtree (one bit each)
-    int32_t rank[CHUNK_WORDS]    # reuse: kept nodes before each word (their new indices)
-
-ctypedef struct budget_t:
-    int64_t limit            # chunks the trees sharing this budget may hold together
-    int64_t used             # chunks they hold (atomic)
-    int64_t refs             # owners: the NodeBudget object and each tree using it (GIL held)
-
 ctypedef struct tree_t:
-    chunk_t** chunks         # chunk k holds nodes k * CHUNK_NODES ..; NULL until reached
-    budget_t* budget         # where chunks are drawn from (shared, or the tree's own)
-    int32_t nchunks          # chunks held (atomic)
-    int32_t cap              # nodes the tree may use (at most alloc)
-    int32_t alloc            # nodes the chunk table can address (the pool's size at creation)
-    int32_t top              # next free index (atomic)
-    int full                 # set once an expansion was refused for want of room
-    board_t* root            # the position at the root (index 0 of the pool)
+    pool_t pool              # the nodes (index 0: the root)
+    board_t* root            # the position at the root
     params_t prm
     prior_t prior
     double pw[MAX_PTS + 2]   # pw[k]: parent visits from which child k is open
@@ -120,13 +83,17 @@ ctypedef struct tree_t:
     # criticality of each point over all workers' playouts of this search (params_t.crit):
     # P(the winner owns p) - (P(Black owns p) P(Black wins) + P(White owns p) P(White wins)),
     # clipped at 0; refreshed every CRIT_EVERY playouts of a worker, zero before CRIT_MIN
+    # (pyx/selection)
     float crit[MAX_PTS]
-    worker_t* workers
+    worker_t* workers        # the workers of the current search (search_loop's workers_new)
     int nworkers
-    int fail_allocs          # test hook: this many allocations of the tree fail (Search.fail_allocs)
     # moves kept out of the tree (Search.set_avoid: lz-analyze's avoid / allow): a move p of
     # colour c is left out of a node's children while its ply is <= avoid[c][p], the ply of the
     # root's children being avoid_base + 1 (PASS = 0 too)
     uint8_t avoid[3][MAX_PTS]
     int has_avoid
     int avoid_base
+
+cdef inline node_t* ND(tree_t* t, int32_t i) noexcept nogil:
+    """Node i of the tree (pool_node of its pool)."""
+    return pool_node(&t.pool, i)

@@ -36,6 +36,7 @@ import numpy as np
 from gammago import features as F
 from gammago.board import SIZES
 from gammago import find_shipped, shipped_dir
+from gammago.retired import RETIRED_AT
 
 MAGIC = "gammago-gammas"
 FILE_VERSION = 1
@@ -55,17 +56,20 @@ SETTINGS_PREFIX = "rollout-settings"
 # was trained on, where the settings hold; on another size the engine leaves them aside)
 _SETTINGS_LINE = re.compile(r"rollout-settings(?: for (\d+)x(\d+))?:(.*)")
 # the options a settings line may carry: the engine option, its EngineConfig field and the
-# reader of its value's type (ValueError with the reason); the bounds are EngineConfig.validate's
+# reader of its value (ValueError with the reason, worded as the engine's check words it)
 
 
-def _whole(v):
+def _moves(v):
     try:
-        return int(v)
+        n = int(v)
     except ValueError:
         raise ValueError(f"must be a whole number, not {v!r}") from None
+    if n < 0:
+        raise ValueError(f"must be >= 0, not {n}")
+    return n
 
 
-ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _whole)}
+ROLLOUT_SETTINGS = {"--rollout-light-after": ("rollout_light_after", _moves)}
 # the settings train-balance once wrote (--tail-gammas, --fit-tail-far, --answer) for rollouts
 # the engine no longer plays (docs/experiments/gamma-tail.md, gammas-to-the-end.md)
 RETIRED_SETTINGS = ("--rollout-tail-gammas", "--rollout-tail-far", "--rollout-answer")
@@ -73,9 +77,9 @@ RETIRED_SETTINGS = ("--rollout-tail-gammas", "--rollout-tail-far", "--rollout-an
 
 def parse_settings(text):
     """The settings of a `rollout-settings:` line's text (after the prefix): {EngineConfig
-    field: value}. ValueError names the option or value it cannot take: a value out of the
-    option's bounds as the engine's own check (EngineConfig.validate) words it."""
-    from gammago.config import RETIRED_AT, EngineConfig
+    field: value}. ValueError names the option or value it cannot take, with the bounds of
+    rollout.check_settings, which the engine applies again as it plays them (gammago.config
+    imports this module, not the reverse)."""
     words = text.split()
     if len(words) % 2:
         raise ValueError(f"rollout settings {text.strip()!r}: every option needs one value")
@@ -94,10 +98,6 @@ def parse_settings(text):
             out[field] = parse(value)
         except ValueError as e:
             raise ValueError(f"rollout settings: {opt} {e}") from None
-    try:
-        EngineConfig(**out).validate()
-    except ValueError as e:
-        raise ValueError(f"rollout settings: {e}") from None
     return out
 
 

@@ -225,7 +225,7 @@ def run(cfg, parallel=1, client=None, resume=False, progress=True):
     os.makedirs(cfg.out, exist_ok=True)
     old = R.read_settings(cfg.out)
     if old is not None and isinstance(old.get("engine"), dict):   # options retired since
-        from gammago.config import retired_dropped
+        from gammago.retired import retired_dropped
         old = dict(old, engine=retired_dropped(old["engine"]))
     done = R.finished_games(cfg.out)
     if (old is not None or done) and not resume:

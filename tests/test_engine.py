@@ -9,8 +9,8 @@ from gammago import net as _net
 from gammago import scoring
 from gammago.board import Board
 from gammago.clock import Clock
-from gammago.config import (AUTO_NET_MIN_SIZE, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB, NODE_BYTES,
-                            EngineConfig)
+from gammago.config import (AUTO_NET_MIN_SIZE, FIELDS, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB,
+                            NODE_BYTES, PLAYER, EngineConfig)
 from gammago.engine import Engine
 from gammago.gtp_process import GtpProcess
 from gammago.handicap import fixed_points
@@ -46,6 +46,146 @@ def test_config_from_command_line():
         engine_config(["--threads", "0"])
     with pytest.raises(ValueError, match="--resign"):
         EngineConfig(resign=1.5).validate()
+
+
+# every setting: (a value as given on the command line, the field's value, a value refused)
+SETTINGS = {
+    "playouts": ("50", 50, "-1"), "seed": ("7", 7, "x"), "threads": ("2", 2, "0"),
+    "move_time": ("0.5", 0.5, "0"), "max_memory": ("64", 64, "8"), "resign": ("0.2", 0.2, "1"),
+    "rules": ("japanese", "japanese", "no-such-rules"), "ponder": (None, True, None),
+    "verbose": (None, True, None), "mode": ("rollouts", "rollouts", "uct"),
+    "model": ("m.onnx", "m.onnx", None), "dynkomi": ("linear", "linear", "adaptive"),
+    "max_nodes": ("5000", 5000, "999"), "margin": ("0.5", 0.5, "-1"),
+    "pass_dead_removed": ("on", True, "yes"), "reuse": ("off", False, "no"),
+    "early_stop": ("off", False, "0"), "rollout": ("light", "light", "heavy"),
+    "prior": ("cheap", "cheap", "net"), "rollout_light_after": ("0", 0, "-1"),
+    "rollout_tail_shapes": ("off", False, "auto"), "rollout_tail_lone": ("on", True, "1"),
+    "rollout_tail_seki": ("off", False, "true"),
+    "rollout_scale": ("selfatari=2", "selfatari=2", "nope=2"),
+    "rollout_gammas": ("t.gamma", "t.gamma", None), "expand_visits": ("5", 5, "-1"),
+    "pw_init": ("2", 2, "0"), "pw_base": ("20", 20.0, "-1"), "pw_factor": ("1.8", 1.8, "0.5"),
+    "ucb_c": ("0.5", 0.5, "-1"), "bonus_weight": ("0", 0.0, "nan"),
+    "bonus_equiv": ("500", 500.0, "0"), "fpu": ("1.1", 1.1, "inf"), "crit": ("0", 0.0, "-2"),
+    "mercy": ("0", 0, "-1"), "net_lambda": ("0.5", 0.5, "1.5"),
+    "net_symmetry": ("average", "average", "mean"), "net_children": ("8", 8, "0"),
+    "net_cpuct": ("2", 2.0, "-1"), "policy_temperature": ("1", 1.0, "-1"),
+    "dynkomi_moves": ("30", 30, "-1"),
+}
+
+
+def test_every_setting_has_a_case_here():
+    assert set(SETTINGS) == set(FIELDS)
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_each_setting_parses_and_is_checked(name):
+    """A player's option by its flag, a tuning setting by --set (both spellings) and by its old
+    flag: the value reaches the field; a bad value is refused naming the option or key."""
+    good, value, bad = SETTINGS[name]
+    f = FIELDS[name]
+    flag = "--" + name.replace("_", "-")
+    if f.metadata["tier"] == PLAYER:
+        assert getattr(engine_config([flag] if good is None else [flag, good]), name) == value
+        if bad is not None:
+            try:                                    # argparse's own error (exit 2), or ours
+                engine_config([flag, bad])
+                raise AssertionError(f"{flag} {bad} was taken")
+            except ValueError as e:
+                assert str(e).startswith(flag), e
+            except SystemExit as e:
+                assert e.code == 2
+            with pytest.raises(ValueError, match=f"--set {name}=1: {name} is an option of its "
+                                                 f"own: give {flag}"):
+                engine_config(["--set", f"{name}=1"])
+        return
+    for key in {name, name.replace("_", "-")}:
+        assert getattr(engine_config(["--set", f"{key}={good}"]), name) == value
+    old = f.metadata.get("flag")
+    if old:                                         # --no-reuse, --pass-dead-removed
+        assert getattr(engine_config([old[0]]), name) == old[1] == value
+    else:
+        assert getattr(engine_config([flag, good]), name) == value
+    if bad is not None:
+        with pytest.raises(ValueError) as e:
+            engine_config(["--set", f"{name}={bad}"])
+        given = f"--set {name}={bad}: "
+        said = str(e.value)
+        assert said.startswith(given) and (name in said[len(given):] or flag in said), said
+
+
+def test_set_refuses_what_it_cannot_take_and_says_what_it_may():
+    with pytest.raises(ValueError, match=r"--set pw_bse=3: no such setting \(did you mean "
+                                         r"pw_base\?\); the keys: max_nodes, .*--help-all"):
+        engine_config(["--set", "pw_bse=3"])
+    with pytest.raises(ValueError, match="--set pw_base=x: pw_base must be a number >= 0, or auto$"):
+        engine_config(["--set", "pw_base=x"])
+    with pytest.raises(ValueError, match=r"--set net_lambda=1.5: net_lambda must be a number in "
+                                         r"\[0, 1\], or auto, not 1.5"):
+        engine_config(["--set", "net_lambda=1.5"])
+    with pytest.raises(ValueError, match="--set reuse=maybe: reuse must be on or off$"):
+        engine_config(["--set", "reuse=maybe"])
+    with pytest.raises(ValueError, match="--set net-symmetry=mean: net_symmetry must be one of "
+                                         "random, average"):
+        engine_config(["--set", "net-symmetry=mean"])
+    with pytest.raises(ValueError, match="expected KEY=VALUE, not 'crit'"):
+        engine_config(["--set", "ucb_c=1,crit"])
+    with pytest.raises(ValueError, match="rollout_power was retired; the code of commit c38f670"):
+        engine_config(["--set", "rollout_power=2"])
+    with pytest.raises(SystemExit):                 # an old flag's bad value: argparse's error
+        engine_config(["--pw-base", "x"])
+
+
+def test_set_takes_several_keys_and_the_later_wins():
+    cfg = engine_config(["--pw-base", "7", "--set", "ucb-c=0.5,crit=3", "--set", "pw_base=auto",
+                         "--set", "rollout_scale=capture:save=2,selfatari=3,mercy=4",
+                         "--set", "crit=1", "--no-reuse"])
+    assert (cfg.ucb_c, cfg.crit, cfg.pw_base, cfg.mercy, cfg.reuse) == (0.5, 1.0, None, 4, False)
+    assert cfg.rollout_scale == "capture:save=2,selfatari=3"     # a value with commas
+    assert engine_config(["--set", "expand_visits=auto,dynkomi_moves=auto"]) == EngineConfig()
+
+
+def test_auto_settings_resolve_by_board_size():
+    """`auto` (the default) is resolved by the board size, as the per-size constants say."""
+    auto = engine_config(["--set", "pw_base=auto,crit=auto,mercy=auto,expand_visits=auto"])
+    assert auto == EngineConfig()
+    assert auto.tree_params(9) == dict(EngineConfig().tree_params(9), expand_visits=8, crit=2.0,
+                                       pw_base=10.0, mercy=20)
+    assert auto.tree_params(19) == dict(EngineConfig().tree_params(19), expand_visits=40,
+                                        crit=0.0, pw_base=40.0, mercy=0)
+    given = engine_config(["--set", "pw_base=20,crit=0.5,mercy=3,expand_visits=4"])
+    assert {k: given.tree_params(19)[k] for k in ("pw_base", "crit", "mercy", "expand_visits")} == \
+        {"pw_base": 20.0, "crit": 0.5, "mercy": 3, "expand_visits": 4}
+
+
+def test_settings_reach_the_engine():
+    """What the command line sets is what the engine's searches play with."""
+    from gammago.config import rollout_plan
+    tree = {"expand_visits": 5, "pw_init": 2, "pw_base": 20.0, "pw_factor": 1.8, "ucb_c": 0.5,
+            "bonus_weight": 0.2, "bonus_equiv": 500.0, "fpu": 1.1, "crit": 0.5, "mercy": 3}
+    rollouts = {"rollout_light_after": 3, "rollout_tail_shapes": False, "rollout_tail_lone": False,
+                "rollout_tail_seki": False}
+    text = ",".join(f"{k}={'off' if v is False else v}" for k, v in {**tree, **rollouts}.items())
+    cfg = engine_config(["--mode", "rollouts", "--playouts", "64", "--seed", "5", "--threads",
+                         "2", "--max-memory", "64", "--rules", "chinese", "--set", text])
+    e = Engine(cfg)
+    e.new_game(9, 7.0)
+    assert {k: e.search.params[k] for k in tree} == tree
+    plan = rollout_plan(9, cfg)
+    assert (e.search.light_after, e.search.tail) == (plan["light_after"], plan["tail"]) == (
+        3, rollout_plan(9, EngineConfig(**rollouts))["tail"])
+    assert e.mode == "rollouts" and e.rules.name == "chinese"
+    assert e.budget.limit_bytes <= 64 << 20 and e.nodes == cfg.node_budget()
+    e.genmove("b")
+    assert e.search.playouts == 64
+    assert engine_config(["--set", "max_nodes=5000"]).node_budget() == 5000
+    if not os.path.exists(_net.DEFAULT_MODEL):
+        return
+    net = Engine(engine_config(["--mode", "net-root", "--set", "net_children=8,net_cpuct=2,"
+                                "net_lambda=0.25,net_symmetry=average,crit=0.5"]))
+    net.new_game(9, 7.0)
+    root = net.search
+    assert (root.nchildren, root.c_puct, root.lam, net.net.symmetry) == (8, 2.0, 0.25, "average")
+    assert root.make_search().params["crit"] == 0.5      # the child trees take the tree settings
 
 
 def test_expand_visits_follow_the_board_size_unless_given():

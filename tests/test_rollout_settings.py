@@ -6,7 +6,8 @@ import logging
 import pytest
 
 from gammago import gammas as G
-from gammago.config import RETIRED_AT, EngineConfig, rollout_settings_for
+from gammago.config import EngineConfig, rollout_settings_for
+from gammago.retired import RETIRED_AT
 from gammago.engine import Engine
 
 

@@ -121,11 +121,11 @@ def test_resume_after_a_kill_keeps_no_partial_game_and_plays_only_the_missing(tm
 
 
 def test_resume_takes_a_run_recorded_with_options_retired_since(tmp_path):
-    """A run's settings recorded before options were retired (config.RETIRED) name them: at
+    """A run's settings recorded before options were retired (retired.RETIRED) name them: at
     their old defaults the run resumes, at another value it was not played as this engine plays
     and is refused."""
     import argparse
-    from gammago.config import RETIRED
+    from gammago.retired import RETIRED
     p = argparse.ArgumentParser()
     S.add_arguments(p)
     import dataclasses

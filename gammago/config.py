@@ -46,7 +46,7 @@ PW_BASE_MAX_SIZE = 13        # ... the tree's 40 from here up: the 19x19 files w
 ROLLOUT_SCALE = "capture:save=3,extension:new=3"   # below 13x13: +67 on 9x9 (rollout-scale.md)
 ROLLOUT_SCALE_MAX_SIZE = 13  # ... the trained gammas from here up: no gain on 13x13 (same note)
 ROLLOUT_TAIL_SHAPES = True   # Mogo's shapes in the tail: 90.0% vs 86.5% to GNU Go (tail-shapes.md)
-ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # lone stones' self-ataris refused below: 9x9 +, 19x19 - (tail-lone.md)
+ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # a lone stone's self-atari refused below: 9x9 only (tail-lone.md)
 ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # seki kept below: +37 on 9x9, no play on 19x19 (tail-seki.md)
 ROLLOUT_LIGHT_AFTER = 5      # gamma moves before the light tail below 13x13: level with 10, cheaper
 ROLLOUT_LIGHT_LARGE_SIZE = 13  # ... (light-tail.md); from this size up:
@@ -98,11 +98,11 @@ def _rollout_light_after(v):
 
 def _setting(default=dataclasses.MISSING, *, help, tier=TUNING, ok=None, choices=None,
              check=None, auto=None, auto_help="", factory=dataclasses.MISSING, **kw):
-    """A field of EngineConfig with what the parse and the check need: help (one line), tier,
-    ok (predicate, rule text), choices, check (a function raising ValueError with the reason;
-    it names the option itself when kw names_itself), what (the values in words, for text),
-    auto (the value the word `auto` stands
-    for, shown as the default: None, or 0) and auto_help (what auto resolves to)."""
+    """A field of EngineConfig with what its parse and check need: help (one line), tier, ok
+    (predicate, rule text), choices, check (a function raising ValueError with the reason),
+    auto (what the word `auto` stands for where it is not None: 0) and auto_help (what auto
+    resolves to); in kw: what (the values in words), metavar, flag (a switch's old flag and
+    the value it sets), names_itself (check's reason names the option)."""
     meta = dict(help=help, tier=tier, ok=ok, choices=choices, check=check, auto=auto,
                 auto_help=auto_help, **kw)
     if factory is not dataclasses.MISSING:
@@ -114,32 +114,47 @@ def _by_size(fmt, small, max_size, large):
     return f"{fmt.format(small)} below {max_size}x{max_size}, {fmt.format(large)} from there up"
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(kw_only=True)
 class EngineConfig:
-    # --- the player's tier: flags of their own (add_arguments) ---
-    playouts: int = _setting(0, tier=PLAYER, ok=_ge(0),
-                             help="fixed playouts per move, reproducible with --seed (0: the clock)")
-    seed: int = _setting(1, tier=PLAYER, help="seed of the playout generators")
-    threads: int = _setting(1, tier=PLAYER, ok=_ge(1), help="search threads")
-    move_time: float = _setting(1.0, tier=PLAYER, ok=_gt(0),
-                                help="seconds a move when the controller gives no time settings")
-    max_memory: int = _setting(tier=PLAYER, factory=default_max_memory,
-                               ok=_in(MIN_MEMORY_MB, MAX_NODES_LIMIT * NODE_BYTES >> 20),
-                               help="MB for the nodes of all the engine's trees together")
-    resign: float = _setting(0.10, tier=PLAYER, ok=_in(0, 1, open_hi=True),
+    # --- the player's tier: a flag each, in this order in --help (add_arguments) ---
+    playouts: int = _setting(0, tier=PLAYER, ok=_ge(0), metavar="N",
+                             help="fixed playouts per move, reproducible with --seed (0: use the "
+                                  "clock)")
+    move_time: float = _setting(1.0, tier=PLAYER, ok=_gt(0), metavar="S",
+                                help="seconds per move when the controller gives no time settings")
+    threads: int = _setting(1, tier=PLAYER, ok=_ge(1), metavar="N", help="search threads")
+    seed: int = _setting(1, tier=PLAYER, metavar="N", help="seed of the playout generators")
+    max_memory: int = _setting(
+        tier=PLAYER, factory=default_max_memory, metavar="MB",
+        ok=_in(MIN_MEMORY_MB, MAX_NODES_LIMIT * NODE_BYTES >> 20),
+        help="memory for all the search trees together; once it is used up they stop growing "
+             f"(default: {MAX_MEMORY_MB} MB, or a quarter of the machine's memory when that is "
+             f"less, here {default_max_memory()}; at least {MIN_MEMORY_MB})")
+    resign: float = _setting(0.10, tier=PLAYER, ok=_in(0, 1, open_hi=True), metavar="P",
                              help="resign below this win rate (0: never)")
-    rules: str = _setting(RULES_DEFAULT, tier=PLAYER, check=_rules.playable,
-                          help="the rules: a KataGo rule set's name or its JSON (gammago/rules.py)")
     ponder: bool = _setting(False, tier=PLAYER,
-                            help="search on the opponent's time after its own move")
-    verbose: bool = _setting(False, tier=PLAYER, help="log search details to stderr")
-    mode: str = _setting("auto", tier=PLAYER,
-                         choices=MODES,
-                         help="who decides the moves (auto: net-root from "
-                              f"{AUTO_NET_MIN_SIZE}x{AUTO_NET_MIN_SIZE} up)")
-    model: str = _setting("", tier=PLAYER, what="an ONNX file ('' for none)", help="ONNX net ('': the shipped one)")
+                            help="after its own move, search on the opponent's time until the "
+                                 "next command (it uses the --threads meanwhile)")
+    mode: str = _setting("auto", tier=PLAYER, choices=MODES,
+                         help="rollouts: UCT with rollouts; net-root: the net's priors and values "
+                              "at the root over rollout trees; net-policy / gamma-policy: the "
+                              "policy's move, no search; auto: net-root from "
+                              f"{AUTO_NET_MIN_SIZE}x{AUTO_NET_MIN_SIZE} up when the net loads")
+    model: str = _setting("", tier=PLAYER, metavar="FILE", what="an ONNX file",
+                          help="ONNX net (default: the shipped net for the board size)")
+    rules: str = _setting(RULES_DEFAULT, tier=PLAYER, check=_rules.playable, metavar="RULES",
+                          what="a rule set's name or JSON",
+                          help="the rules: " + ", ".join(_rules.ENGINE_RULES) + ", another of "
+                               "KataGo's rule sets or its JSON rules object; the controller may "
+                               f"change them (kgs-rules, kata-set-rules); {RULES_DEFAULT}: area, "
+                               "dead stones captured before a pass")
     dynkomi: str = _setting("auto", tier=PLAYER, choices=("auto", "linear", "off"),
-                            help="dynamic komi in handicap games")
+                            help="linear: in a handicap game the search counts "
+                                 f"{DYNKOMI_STONE:g} points a stone of extra komi for White, "
+                                 "shrinking to 0 over the first moves (dynkomi_moves); auto: "
+                                 f"linear on {DYNKOMI_AUTO_MIN_SIZE}x{DYNKOMI_AUTO_MIN_SIZE} when "
+                                 "the engine takes the stones, else off")
+    verbose: bool = _setting(False, tier=PLAYER, help="log search details to stderr")
     # --- the search's tuning settings: --set KEY=VALUE (and their hidden old flags) ---
     max_nodes: int = _setting(0, what="0, or a whole number",
                               ok=(lambda v: v == 0 or 1000 <= v <= MAX_NODES_LIMIT,
@@ -177,28 +192,28 @@ class EngineConfig:
         None, auto_help=_by_size("{}", "on", ROLLOUT_TAIL_SEKI_MAX_SIZE, "off"),
         help="the light tail passes rather than break a seki when no other move is permitted")
     rollout_scale: str | None = _setting(
-        None, check=gammas.parse_scale, what="PREFIX=F,... ('' for none)",
+        None, check=gammas.parse_scale, what="PREFIX=F,...",
         auto_help=_by_size("{}", ROLLOUT_SCALE, ROLLOUT_SCALE_MAX_SIZE, "''"),
         help="gamma rollouts multiply the gammas of features PREFIX by F ('PREFIX=F,...'; '': "
              "the trained gammas); the priors keep the raw gammas")
     rollout_gammas: str = _setting(
-        "", what="a gamma file ('' for none)", help="a gamma file the rollouts sample with as it is (train-balance writes them); "
-                 "'': the shipped rollout table")
+        "", what="a gamma file", help="a gamma file the rollouts sample with as it is "
+                                      "(train-balance writes them); '': the shipped rollout table")
     expand_visits: int = _setting(
-        0, auto=0, ok=_ge(0), auto_help=f"{EXPAND_VISITS_9} on 9x9 .. {EXPAND_VISITS_19} on 19x19",
-        help="visits before a leaf is expanded")
+        0, auto=0, ok=_ge(0), help="visits before a leaf is expanded",
+        auto_help=f"{EXPAND_VISITS_9} on 9x9 .. {EXPAND_VISITS_19} on 19x19")
     pw_init: int = _setting(TREE["pw_init"], ok=_ge(1), help="children open at expansion")
     pw_base: float | None = _setting(
         None, ok=_ge(0),
         auto_help=_by_size("{:g}", PW_BASE, PW_BASE_MAX_SIZE, TREE["pw_base"]),
         help="progressive widening: child k+1 opens after t_k + pw_base * pw_factor^k visits")
-    pw_factor: float = _setting(TREE["pw_factor"], ok=_ge(1), help="... the widening's factor")
+    pw_factor: float = _setting(TREE["pw_factor"], ok=_ge(1), help="progressive widening's factor (see pw_base)")
     ucb_c: float = _setting(TREE["ucb_c"], ok=_ge(0),
                             help="weight of the UCB1-Tuned exploration term")
     bonus_weight: float = _setting(TREE["bonus_weight"], ok=_ge(0),
                                    help="rating bonus: weight * sqrt(equiv / (N + equiv)) * rating")
     bonus_equiv: float = _setting(TREE["bonus_equiv"], ok=_gt(0),
-                                  help="... the visits N over which the bonus fades")
+                                  help="the parent visits over which the rating bonus fades")
     fpu: float = _setting(TREE["fpu"], ok=_finite(),
                           help="value of an unvisited open child (before its rating bonus)")
     crit: float | None = _setting(
@@ -211,7 +226,7 @@ class EngineConfig:
              "this beyond the other since the root (0: off)")
     net_lambda: float | None = _setting(
         None, ok=_in(0, 1), auto_help="what the net's metadata says, else 0",
-        help="net-root: a root child's value = (1-L) rollouts + L net")
+        help="net-root: the net's weight in a root child's value, the rollouts' the rest")
     net_symmetry: str = _setting("random", choices=("random", "average"),
                                  help="one random symmetry per net evaluation, or all 8 averaged")
     net_children: int = _setting(ROOT_CHILDREN, ok=_ge(1),
@@ -219,8 +234,8 @@ class EngineConfig:
     net_cpuct: float = _setting(ROOT_CPUCT, ok=_ge(0),
                                 help="net-root: PUCT weight of the net's priors at the root")
     policy_temperature: float = _setting(
-        0.0, ok=_ge(0), help="net-policy / gamma-policy: 0 plays the best move, T > 0 samples "
-                             "p^(1/T) (seeded by --seed)")
+        0.0, ok=_ge(0), help="net-policy / gamma-policy: 0 plays the policy's best move, T > 0 "
+                             "samples moves by p^(1/T) (seeded by --seed)")
     dynkomi_moves: int = _setting(
         0, auto=0, ok=_ge(0),
         auto_help=f"{DYNKOMI_MOVES_19} on 19x19, other sizes in proportion to their points",
@@ -235,52 +250,28 @@ class EngineConfig:
     @staticmethod
     def add_arguments(p: argparse.ArgumentParser):
         """The player's flags, --set and --help-all; the tuning settings' old flags, hidden."""
-        d = EngineConfig()
         g = p.add_argument_group("engine")
-        g.add_argument("--playouts", type=int, default=d.playouts, metavar="N",
-                       help="fixed playouts per move, reproducible with --seed (0, the default: "
-                            "use the clock)")
-        g.add_argument("--move-time", type=float, default=d.move_time, metavar="S",
-                       help="seconds per move when the controller gives no time settings "
-                            "(default: %(default)s)")
-        g.add_argument("--threads", type=int, default=d.threads, metavar="N",
-                       help="search threads (default: %(default)s)")
-        g.add_argument("--seed", type=int, default=d.seed,
-                       help="seed of the playout generators (default: %(default)s)")
-        g.add_argument("--max-memory", type=int, default=d.max_memory, metavar="MB",
-                       help="memory for all the search trees together; once used up they stop "
-                            f"growing (default: {MAX_MEMORY_MB} MB or a quarter of the "
-                            f"machine's memory, here {d.max_memory}; at least {MIN_MEMORY_MB})")
-        g.add_argument("--resign", type=float, default=d.resign, metavar="P",
-                       help="resign below this win rate (0: never; default: %(default)s)")
-        g.add_argument("--ponder", action="store_true",
-                       help="after its own move, search on the opponent's time until the next "
-                            "command (uses the --threads meanwhile)")
-        g.add_argument("--mode", choices=EngineConfig.MODES, default=d.mode,
-                       help="rollouts: UCT with rollouts; net-root: the net's priors and values "
-                            "at the root over rollout trees; net-policy / gamma-policy: the "
-                            "policy's move, no search; auto (default): net-root from "
-                            f"{AUTO_NET_MIN_SIZE}x{AUTO_NET_MIN_SIZE} up when the net loads")
-        g.add_argument("--model", default=d.model, metavar="FILE",
-                       help="ONNX net (default: the shipped net for the board size)")
-        g.add_argument("--rules", default=d.rules, metavar="RULES",
-                       help="the rules: " + ", ".join(_rules.ENGINE_RULES) + ", another of "
-                            "KataGo's rule sets or its JSON rules object; the controller may "
-                            "change them (kgs-rules, kata-set-rules); default %(default)s: area, "
-                            "dead stones captured before a pass")
-        g.add_argument("--dynkomi", choices=("auto", "linear", "off"), default=d.dynkomi,
-                       help="linear: in a handicap game the search counts "
-                            f"{DYNKOMI_STONE:g} points a stone of extra komi for White, shrinking "
-                            "to 0 over the game's first moves; auto (default): linear on "
-                            f"{DYNKOMI_AUTO_MIN_SIZE}x{DYNKOMI_AUTO_MIN_SIZE} when the engine "
-                            "takes the stones, else off")
-        g.add_argument("--verbose", action="store_true", help="log search details to stderr")
+        for f in dataclasses.fields(EngineConfig):
+            if f.metadata["tier"] != PLAYER:
+                continue
+            text = f.metadata["help"].replace("%", "%%")
+            if _base_type(f) is bool:
+                g.add_argument(_flag(f.name), action="store_true", help=text)
+                continue
+            choices = f.metadata["choices"]
+            g.add_argument(_flag(f.name), type=_flag_value(f.name),
+                           default=f.default_factory() if f.default is dataclasses.MISSING
+                           else f.default,
+                           metavar=f.metadata.get("metavar")
+                           or ("{" + ",".join(choices) + "}" if choices else None),
+                           help=text if "default" in text
+                           else f"{text}; default: {default_text(f)}")
         t = p.add_argument_group("search settings")
         t.add_argument("--set", action="append", default=[], dest="settings",
                        metavar="KEY=VALUE[,KEY=VALUE]",
-                       help="a tuning setting of the search (repeatable; given twice, the later "
-                            "wins; dashes or underscores in KEY); the keys, their defaults and "
-                            "meanings: --help-all")
+                       help="a tuning setting of the search (repeatable; a key given twice: the "
+                            "later wins; KEY with dashes or underscores); the keys, their "
+                            "defaults and meanings: --help-all")
         t.add_argument("--help-all", action=_HelpAll, nargs=0,
                        help="this help and every --set key with its default, then exit")
         for f in dataclasses.fields(EngineConfig):         # the tuning settings' old flags
@@ -291,15 +282,14 @@ class EngineConfig:
                 p.add_argument(flag[0], dest=f.name, action="store_const", const=flag[1],
                                default=argparse.SUPPRESS, help=argparse.SUPPRESS)
             else:
-                p.add_argument("--" + f.name.replace("_", "-"), dest=f.name,
-                               type=_flag_value(f.name), default=argparse.SUPPRESS,
-                               help=argparse.SUPPRESS)
+                p.add_argument(_flag(f.name), dest=f.name, type=_flag_value(f.name),
+                               default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     @classmethod
     def from_args(cls, args):
         """The validated EngineConfig of parsed arguments: the flags, then the --set settings in
         the order given. ValueError names the option or key and what it may be."""
-        kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+        kw = {name: getattr(args, name) for name in FIELDS if hasattr(args, name)}
         for text in getattr(args, "settings", None) or ():
             kw.update(parse_settings(text))
         cfg = cls(**kw)
@@ -318,10 +308,11 @@ class EngineConfig:
     def settings_help(cls):
         """The --set keys with their defaults, types and meanings, as --help-all lists them."""
         import textwrap
-        lines = ["search settings: --set KEY=VALUE[,KEY=VALUE] (repeatable, the later wins; KEY "
-                 "with - or _;",
-                 "auto: by board size, or as said). Their old flags (--pw-base 10, --no-reuse) "
-                 "are read too.", ""]
+        lines = ["search settings: --set KEY=VALUE[,KEY=VALUE], repeatable (a key given twice: "
+                 "the later wins),",
+                 "KEY with dashes or underscores; auto: by board size, or as said. The old "
+                 "flags (--pw-base 10,",
+                 "--no-reuse) are read too; --set wins over them.", ""]
         for f in dataclasses.fields(cls):
             if f.metadata["tier"] != TUNING:
                 continue
@@ -385,7 +376,7 @@ def _rule(f):
 
 
 def _has_auto(f):
-    """Whether the word `auto` (None, or 0 where the field is no optional) is a value of f."""
+    """Whether the word `auto` is a value of f (None for an optional field, else its auto)."""
     return isinstance(f.type, types.UnionType) or f.metadata["auto"] is not None
 
 
@@ -415,7 +406,7 @@ def _convert(f, text):
         return kind(text)
     if f.metadata["choices"] and text not in f.metadata["choices"]:
         raise ValueError(text)
-    return text
+    return "" if text in ("''", '""') else text          # '' as --help-all shows it
 
 
 def _problem(f, v):
@@ -442,7 +433,8 @@ def _flag_value(name):
         try:
             return _convert(f, text)
         except ValueError:
-            what = "invalid choice" if _base_type(f) is bool or f.metadata["choices"] else "invalid value"
+            choice = _base_type(f) is bool or f.metadata["choices"]
+            what = "invalid choice" if choice else "invalid value"
             raise argparse.ArgumentTypeError(f"{what}: {text!r} ({_rule(f)})") from None
     convert.__name__ = name
     return convert

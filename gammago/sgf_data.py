@@ -22,39 +22,27 @@ from tqdm import tqdm
 
 from gammago import planes as P
 from gammago.board import Board, format_vertex
-from gammago.sgf import moves_digest, split_repeats
+from gammago.sgf import iter_sources, moves_digest, split_repeats
 
 SIZE = 19                       # the corpus is 19x19; the net itself is size-free
 NPLANES = P.PLANES
 
 
 def iter_sgf_sources(paths):
-    """(name, bytes) of every .sgf under paths: files, directories, tar archives (read in place)."""
+    """(name, bytes) of every game under paths: .sgf files (each game of a collection as
+    `name#N`), directories, tar archives (read in place), as gammago.sgf.iter_sources reads
+    them; a source that cannot be read is (name, SgfError), which read_game raises."""
     for path in paths:
-        if os.path.isdir(path):
-            for root, _, files in sorted(os.walk(path)):
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    if f.endswith(".sgf"):
-                        with open(full, "rb") as fh:
-                            yield full, fh.read()
-                    elif ".tar" in f:
-                        yield from iter_sgf_sources([full])
-        elif ".tar" in os.path.basename(path):
-            with tarfile.open(path, "r:*") as tf:
-                for m in tf:
-                    if m.isfile() and m.name.endswith(".sgf"):
-                        yield f"{path}:{m.name}", tf.extractfile(m).read()
-        elif path.endswith(".sgf"):
-            with open(path, "rb") as fh:
-                yield path, fh.read()
-        else:
-            raise SystemExit(f"gammago train-net: {path}: not an .sgf file, a directory or a tar archive")
+        if not (os.path.isdir(path) or os.path.isfile(path)):
+            raise SystemExit(f"gammago train-net: {path}: no such file or directory")
+    yield from iter_sources(paths)
 
 
 def read_game(data, size=SIZE):
     """sgfmill game -> (winner 'b'/'w', [(colour, vertex)]) or raise ValueError."""
     from sgfmill import sgf
+    if isinstance(data, Exception):
+        raise data
     game = sgf.Sgf_game.from_bytes(data)
     if game.get_size() != size:
         raise ValueError(f"size {game.get_size()}")

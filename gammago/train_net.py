@@ -77,11 +77,13 @@ def add_arguments(p):
     p.add_argument("--workers", type=int, default=1, help="processes reading the games")
     p.add_argument("--total-games", type=int, default=169924, help="games in --data (for the sampling rate)")
     p.add_argument("--cache", default=None, help="npz of the sampled positions (made if missing)")
-    p.add_argument("--blocks", type=int, default=4)
+    p.add_argument("--blocks", type=int, default=None,
+                   help="residual blocks (default: those of --init, else 4)")
     p.add_argument("--value-head", choices=VALUE_HEADS, default="own",
                    help="own: board mean of a per-point ownership map (+ pooled correction); pool: pooled "
                         "features only")
-    p.add_argument("--channels", type=int, default=48)
+    p.add_argument("--channels", type=int, default=None,
+                   help="channels of the tower (default: those of --init, else 48)")
     p.add_argument("--minutes", type=float, default=30.0,
                    help="training wall time (0: no training, the held-out figures of --init)")
     p.add_argument("--total-minutes", type=float, default=0,
@@ -181,6 +183,18 @@ def plot_curve(curve, path, title):
     plt.close(fig)
 
 
+DEFAULT_BLOCKS, DEFAULT_CHANNELS = 4, 48     # a fresh net's size when --init names none
+
+
+def tower_shape(state):
+    """(blocks, channels) of a GoNet state dict (a .pt written by train-net); (0, 0) for None or
+    a dict that is not one."""
+    if not state or "stem.0.weight" not in state:
+        return 0, 0
+    blocks = {int(k.split(".")[1]) for k in state if k.startswith("tower.")}
+    return (max(blocks) + 1 if blocks else 0), int(state["stem.0.weight"].shape[0])
+
+
 def main(args):
     lacking = missing_extra()
     if lacking:
@@ -246,13 +260,18 @@ def main(args):
     if args.no_train:
         return 0
 
-    model = GoNet(args.blocks, args.channels, value_head=args.value_head)
+    state = None
     if args.init:
         try:
             state = torch.load(args.init, map_location="cpu")
         except Exception as e:  # noqa: BLE001 (torch raises several kinds)
             raise SystemExit(f"gammago train-net: --init {args.init}: cannot read it "
                              f"({type(e).__name__}: {e})")
+    blocks, channels = tower_shape(state)
+    args.blocks = args.blocks or blocks or DEFAULT_BLOCKS
+    args.channels = args.channels or channels or DEFAULT_CHANNELS
+    model = GoNet(args.blocks, args.channels, value_head=args.value_head)
+    if args.init:
         missing, unexpected = model.load_state_dict(state, strict=False)
         if unexpected or any(not k.startswith("v_") for k in missing):
             raise SystemExit(f"gammago train-net: --init {args.init}: does not fit a {args.blocks} x "

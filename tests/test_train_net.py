@@ -189,6 +189,40 @@ def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
     assert priors and abs(sum(priors.values()) - 1) < 1e-3
 
 
+def test_init_gives_the_nets_shape_and_a_shape_that_does_not_fit_is_refused(tmp_path):
+    """--init of a 1 x 8 net trains a 1 x 8 net without --blocks / --channels; given others,
+    it is refused by name."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    cache = _synthetic_cache(tmp_path / "cache.npz", 128, 32, seed=8)
+    first = tmp_path / "first.onnx"
+    threads = torch.get_num_threads()
+    common = ("--cache", str(cache), "--minutes", "0.01", "--batch", "16", "--eval-every", "1000",
+              "--device", "cpu")
+    try:
+        assert train_net(*common, "--out", str(first), "--blocks", "1", "--channels", "8") == 0
+        again = tmp_path / "again.onnx"
+        assert train_net(*common, "--out", str(again), "--init", str(tmp_path / "first.pt")) == 0
+        meta = N.Net(str(again)).metadata
+        assert (int(meta["blocks"]), int(meta["channels"])) == (1, 8)
+        with pytest.raises(SystemExit, match="does not fit a 2 x 8 net"):
+            train_net(*common, "--out", str(tmp_path / "bad.onnx"), "--init", str(tmp_path / "first.pt"),
+                      "--blocks", "2")
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_every_game_of_a_collection_is_read(tmp_path):
+    """A file holding several games (a match's games.sgf) gives each of them, as NAME#N."""
+    games = [open(os.path.join(ROOT, "tests", "data", f), "rb").read().strip()
+             for f in sorted(os.listdir(os.path.join(ROOT, "tests", "data"))) if f.endswith(".sgf")]
+    (tmp_path / "all.sgf").write_bytes(b"\n".join(games))
+    names = [n for n, _ in sgf_data.iter_sgf_sources([str(tmp_path / "all.sgf")])]
+    assert names == [f"{tmp_path / 'all.sgf'}#{i}" for i in range(1, len(games) + 1)]
+    with pytest.raises(SystemExit, match="no such file"):
+        list(sgf_data.iter_sgf_sources([str(tmp_path / "missing.sgf")]))
+
+
 def test_train_net_refuses_cuda_without_a_gpu(tmp_path):
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():

@@ -27,6 +27,7 @@ import collections
 import concurrent.futures
 import os
 import shutil
+import sys
 import tempfile
 import time
 import uuid
@@ -71,6 +72,19 @@ def _worker_info(need_features):
 
 def local_info(need_features=False):
     return _worker_info(need_features)
+
+
+def connect_from_args(args, command):
+    """(client, 0) for a command's --scheduler (None without one), or (None, 2) after saying
+    `gammago COMMAND: why` on stderr when the scheduler does not answer or is refused."""
+    if not getattr(args, "scheduler", None):
+        return None, 0
+    try:
+        return connect(args.scheduler, args.connect_timeout,
+                       log=lambda m: print(m, file=sys.stderr)), 0
+    except ClusterError as e:
+        print(f"gammago {command}: {e}", file=sys.stderr)
+        return None, 2
 
 
 def connect(address, timeout=CONNECT_TIMEOUT_S, need_features=False, log=print):

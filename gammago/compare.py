@@ -428,14 +428,9 @@ def main(args):
     except ValueError as e:
         print(f"gammago compare: {e}", file=sys.stderr)
         return 2
-    client = None
-    if args.scheduler:
-        try:
-            client = cluster.connect(args.scheduler, args.connect_timeout,
-                                     log=lambda m: print(m, file=sys.stderr))
-        except cluster.ClusterError as e:
-            print(f"gammago compare: {e}", file=sys.stderr)
-            return 2
+    client, rc = cluster.connect_from_args(args, "compare")
+    if rc:
+        return rc
     try:
         return _compare(args, players, pairs, anchor, settings, client)
     except ValueError as e:

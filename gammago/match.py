@@ -274,14 +274,9 @@ def main(args):
             cfg.names[k] = cfg.names[k] or names.get(k, "")
         print(f"resuming {args.json}: {len(done)} games recorded, "
               f"{len(set(range(cfg.games)) - {r.index for r in done})} to play", file=sys.stderr)
-    client = None
-    if args.scheduler:
-        try:
-            client = cluster.connect(args.scheduler, args.connect_timeout,
-                                     log=lambda m: print(m, file=sys.stderr))
-        except cluster.ClusterError as e:
-            print(f"gammago match: {e}", file=sys.stderr)
-            return 2
+    client, rc = cluster.connect_from_args(args, "match")
+    if rc:
+        return rc
     try:
         return _play(args, cfg, done, wall_before, client)
     except cluster.ClusterError as e:

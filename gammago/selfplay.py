@@ -398,15 +398,10 @@ def main(args):
     except ValueError as e:
         print(f"gammago selfplay: {e}", file=sys.stderr)
         return 2
-    client = None
-    if args.scheduler:
-        from gammago import cluster
-        try:
-            client = cluster.connect(args.scheduler, timeout=args.connect_timeout,
-                                     log=lambda m: print(m, file=sys.stderr))
-        except cluster.ClusterError as e:
-            print(f"gammago selfplay: {e}", file=sys.stderr)
-            return 2
+    from gammago import cluster
+    client, rc = cluster.connect_from_args(args, "selfplay")
+    if rc:
+        return rc
     try:
         played, every, seconds = run(cfg, parallel=args.parallel, client=client, resume=args.resume)
     except (ValueError, R.RecordError) as e:

@@ -197,7 +197,11 @@ def test_a_scheduler_that_does_not_answer_fails_within_seconds(tmp_path, capsys)
                      "--connect-timeout", "1"]) == 2
     assert cli.main(["selfplay", "--size", "5", "--games", "1", "--out", str(tmp_path / "sp"),
                      "--scheduler", NOWHERE, "--connect-timeout", "1"]) == 2
+    assert cli.main(["compare", "--player", f"a={SCRIPTED} pass", "--player", f"b={SCRIPTED} pass",
+                     "--games", "1", "--size", "5", "--out", str(tmp_path / "cmp"),
+                     "--scheduler", NOWHERE, "--connect-timeout", "1"]) == 2
     err = capsys.readouterr().err
+    assert f"gammago compare: scheduler {NOWHERE} does not answer" in err
     assert f"gammago train-mm: scheduler {NOWHERE} does not answer" in err
     assert f"gammago regress: scheduler {NOWHERE} does not answer" in err
     assert f"gammago selfplay: scheduler {NOWHERE} does not answer" in err

@@ -48,11 +48,10 @@ import threading
 import time
 
 from gammago import cluster
-from gammago.board import SIZES
 from gammago.gtp_process import (COMMAND_TIMEOUT_S, UNTIMED_MOVE_TIMEOUT_S, EngineFailure,
                                  GtpProcess, ask_identity, expand_command, recorded_build,
                                  wrong_build)
-from gammago.match_record import MatchConfig, read_record, summarize, write_record
+from gammago.match_record import MatchConfig, check_counts, read_record, summarize, write_record
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")     # a player's name: also a file name
 STDERR_WAIT_S = 2.0              # how long a failed player's stderr may take to be read to its end
@@ -383,12 +382,7 @@ def settings_from_args(args):
     option. Nothing is started."""
     if not args.out:
         raise ValueError("--out DIR is needed: the records, the table and the plot go there")
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, not {args.games}")
-    if args.size not in SIZES:
-        raise ValueError(f"--size must be {SIZES[0]} to {SIZES[-1]}, not {args.size}")
-    if args.parallel < 1:
-        raise ValueError(f"--parallel must be >= 1, not {args.parallel}")
+    check_counts(args.games, args.size, args.parallel)
     if args.time_per_move < 0 or args.move_timeout < 0 or args.playouts < 0:
         raise ValueError("--time-per-move, --playouts and --move-timeout must not be negative")
     if args.time_per_move and args.playouts:

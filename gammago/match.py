@@ -50,10 +50,10 @@ import threading
 import time
 
 from gammago import cluster
-from gammago.board import SIZES
 from gammago.gtp_process import (UNTIMED_MOVE_TIMEOUT_S, EngineFailure, engine_identity,
                                  expand_command, recorded_build, wrong_build)
-from gammago.match_record import MatchConfig, format_table, read_record, summarize, write_record
+from gammago.match_record import (MatchConfig, check_counts, format_table, read_record, summarize,
+                                   write_record)
 from gammago.referee import play_game
 from gammago.stats import sprt_bounds
 
@@ -218,12 +218,7 @@ def config_from_args(args):
         e1, e2, alternate = args.engine1, args.engine2, True
     if args.resume and not args.json:
         raise ValueError("--resume needs --json FILE (the record to continue)")
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, not {args.games}")
-    if args.size not in SIZES:
-        raise ValueError(f"--size must be {SIZES[0]} to {SIZES[-1]}, not {args.size}")
-    if args.parallel < 1:
-        raise ValueError(f"--parallel must be >= 1, not {args.parallel}")
+    check_counts(args.games, args.size, args.parallel)
     if args.handicap:
         from gammago.handicap import fixed_points
         try:

@@ -76,6 +76,18 @@ class Tally:
             self.draws += 1
 
 
+def check_counts(games, size, parallel):
+    """ValueError naming the option when --games, --size or --parallel of a match (or of a
+    comparison's pairings) is out of range."""
+    from gammago.board import SIZES
+    if games < 1:
+        raise ValueError(f"--games must be >= 1, not {games}")
+    if size not in SIZES:
+        raise ValueError(f"--size must be {SIZES[0]} to {SIZES[-1]}, not {size}")
+    if parallel < 1:
+        raise ValueError(f"--parallel must be >= 1, not {parallel}")
+
+
 def summarize(results, cfg):
     """Counts from engine1's side: overall, per colour, reasons; score, Elo, LLR."""
     counted = [r for r in results if r.winner != "x"]

@@ -56,8 +56,9 @@ def add_arguments(p):
     p.add_argument("--size", type=int, default=None,
                    help="board size of the positions (default: 19 for SGF, the records' for --selfplay)")
     p.add_argument("--policy-target", choices=POLICY_TARGETS, default="visits",
-                   help="--selfplay: the policy learns the root's visit distribution, or the most "
-                        "visited move alone")
+                   help="--selfplay: the policy learns the root's visit distribution (visits), the "
+                        "most visited move alone (best), or the completed-Q target of a selfplay "
+                        "--gumbel run (improved)")
     p.add_argument("--heldout-permille", type=int, default=50,
                    help="--selfplay: games held out, per mille (by a hash of the run and game names)")
     p.add_argument("--board-sizes", default=None,

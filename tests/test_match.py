@@ -19,6 +19,7 @@ from gammago.match_record import MatchConfig
 from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
                            wilson_interval)
 
+from json_strings import strings
 from tool_module import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -201,15 +202,6 @@ def _match_cli(*args, timeout=120, cwd=ROOT):
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
 
 
-def _strings(x):
-    """Every string in a JSON value."""
-    if isinstance(x, dict):
-        return [s for k, v in x.items() for s in [k] + _strings(v)]
-    if isinstance(x, list):
-        return [s for v in x for s in _strings(v)]
-    return [x] if isinstance(x, str) else []
-
-
 def _match_in_background(js, *args, **popen):
     """`gammago match --quiet ARGS` started in the background, returned once its record `js`
     holds a finished game (or after 60 s)."""
@@ -328,7 +320,7 @@ def test_an_engine_names_its_build_and_a_baseline_that_runs_other_code_is_refuse
     assert data["config"]["sgf_dir"] == "sgf"
     assert data["games"][0]["sgf"] == os.path.join("sgf", "game_0001.sgf")
     assert (tmp_path / "sgf" / "game_0001.sgf").exists()
-    absolute = [w for s in _strings(data) for w in re.split(r"[\s'\"=:]+", s)
+    absolute = [w for s in strings(data) for w in re.split(r"[\s'\"=:]+", s)
                 if any(w == d or w.startswith(d + os.sep) for d in (ROOT, str(tmp_path)))]
     assert not absolute, absolute
 

@@ -12,6 +12,8 @@ import pytest
 from gammago import cli
 from gammago.regress import FAIL, PASS, UPASS, XFAIL, parse_expected, parse_tst
 
+from json_strings import strings
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(os.path.dirname(__file__), "data", "regress")
 # the engine of the end-to-end tests: the mercy rule off (on by default on 9x9), for at 200
@@ -225,15 +227,6 @@ def _check_capture_record(rec, engine):
     assert r["parse_errors"] == []
 
 
-def _strings(x):
-    """Every string in a JSON value."""
-    if isinstance(x, dict):
-        return [s for k, v in x.items() for s in [k] + _strings(v)]
-    if isinstance(x, list):
-        return [s for v in x for s in _strings(v)]
-    return [x] if isinstance(x, str) else []
-
-
 def test_gammago_end_to_end(tmp_path, capsys, monkeypatch):
     """The suite given relative (run from the checkout): the record names it so, and the
     engine's build and argv hold no absolute path of this machine either."""
@@ -245,7 +238,7 @@ def test_gammago_end_to_end(tmp_path, capsys, monkeypatch):
     r = json.loads(rec.read_text())
     assert r["suite"] == suite and r["build"].split(" ")[0] == "gammago"
     assert r["argv"][:3] == [os.path.basename(sys.executable), "-m", "gammago"]
-    absolute = [s for s in _strings(r) if ROOT in s or s.startswith(os.sep)]
+    absolute = [s for s in strings(r) if ROOT in s or s.startswith(os.sep)]
     assert not absolute, absolute
     out = capsys.readouterr().out
     assert "capture.tst      7     3     2           1         1        1      57.1%" in out

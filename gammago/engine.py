@@ -484,19 +484,24 @@ class Engine:
         """Dirichlet noise on net-root's root priors from the next search on (RootSearch.set_noise;
         share 0 turns it off). The rollouts-only tree has no noise: returns False where the
         search that plays this board size is that one."""
-        if self.search is not self._root_search or self._root_search is None:
-            return False
-        self._root_search.set_noise(alpha, share, rng)
-        return True
+        root = self._net_root_search()
+        if root is not None:
+            root.set_noise(alpha, share, rng)
+        return root is not None
 
     def set_root_gumbel(self, m, rng=None):
         """Gumbel root selection with m candidates on net-root's root from the next search on
         (RootSearch.set_gumbel; m 0 turns it off). Returns False where the search that plays
         this board size is the rollouts-only tree, which has none."""
-        if self.search is not self._root_search or self._root_search is None:
-            return False
-        self._root_search.set_gumbel(m, rng)
-        return True
+        root = self._net_root_search()
+        if root is not None:
+            root.set_gumbel(m, rng)
+        return root is not None
+
+    def _net_root_search(self):
+        """net-root's RootSearch where it is the search that plays this board size, else None."""
+        root = self._root_search
+        return root if root is not None and self.search is root else None
 
     def genmove_analyze(self, color, interval_s, emit, avoid=()):
         """genmove with emit(infos) every interval_s seconds and at the end; avoid: moves kept

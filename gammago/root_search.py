@@ -223,7 +223,7 @@ class RootSearch:
         if self._gumbel is not None and max_playouts > 0 and "g" in self.kids[0]:
             m = min(self._gumbel[0], len(self.kids))
             alive = sorted(self.kids, key=lambda k: k["g"] + k["logit"], reverse=True)[:m]
-            rounds = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+            rounds = max(1, math.ceil(math.log2(m)))
             self._halving = {"alive": alive, "rounds": rounds, "target": 0}
             self._halving["target"] = self._round_share(len(alive))
         self._done = 0
@@ -248,11 +248,10 @@ class RootSearch:
         share = self.max_playouts // (self._halving["rounds"] * alive)
         return max(self.batch, share - share % self.batch)
 
-    def _sigma(self, kids=None):
+    def _sigma(self):
         """(completed q by root child, v_mix, scale): Gumbel's monotone transform of the
         values, sigma(q) = scale * (q - lo) / (hi - lo) over the children's completed values
         (a child without visits takes v_mix, the prior-weighted value of those with them)."""
-        kids = self.kids if kids is None else kids
         seen = [k for k in self.kids if k["visits"] > 0]
         w = sum(k["prior"] for k in seen)
         v_mix = sum(k["prior"] * self.q(k) for k in seen) / w if w > 0 else 0.5

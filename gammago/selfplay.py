@@ -137,12 +137,11 @@ def play_game(cfg, index, stop=None):
         full = cfg.full_share >= 1 or bool(rng.random() < cfg.full_share)
         if full_playouts:
             eng.config.playouts = full_playouts if full else cfg.cheap_playouts
-        gumbel = full and cfg.gumbel > 1 and eng.set_root_gumbel(cfg.gumbel, rng)
+        use_gumbel = full and cfg.gumbel > 1
+        gumbel = eng.set_root_gumbel(cfg.gumbel if use_gumbel else 0, rng) and use_gumbel
         noisy = full and cfg.noise_share > 0 and not gumbel
         eng.set_root_noise(cfg.noise_alpha, cfg.noise_share if noisy else 0.0, rng)
         move = eng.decide(colour, allow_resign=not no_resign)
-        if gumbel:
-            eng.set_root_gumbel(0)
         infos = eng.last_infos
         root = int(eng.search.root_visits)
         playouts += int(eng.search.playouts)

@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from gammago import planes as P
 from gammago.board import Board, format_vertex
+from gammago.selfplay_data import policy_index
 from gammago.sgf import iter_sources, moves_digest, split_repeats
 
 SIZE = 19                       # the corpus is 19x19; the net itself is size-free
@@ -76,13 +77,8 @@ def positions_of_game(winner, moves, picks, size=SIZE):
         if j < len(picks) and picks[j] == i:
             board.to_move = colour
             x = P.planes(board)
-            if vertex == "pass":
-                target = size * size
-            else:
-                p = board.point(vertex)
-                target = (p // (size + 2) - 1) * size + (p % (size + 2) - 1)
             out_planes.append(np.packbits(x.astype(bool).ravel()))
-            out_moves.append(target)
+            out_moves.append(policy_index(board, vertex))
             out_values.append(1 if colour == winner else -1)
             j += 1
             if j == len(picks):

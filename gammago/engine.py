@@ -498,6 +498,15 @@ class Engine:
             root.set_gumbel(m, rng)
         return root is not None
 
+    def set_root_forced(self, k):
+        """Forced playouts with factor k on net-root's root from the next search on
+        (RootSearch.set_forced; k 0 turns them off). Returns False where the search that plays
+        this board size is the rollouts-only tree, which has none."""
+        root = self._net_root_search()
+        if root is not None:
+            root.set_forced(k)
+        return root is not None
+
     def _net_root_search(self):
         """net-root's RootSearch where it is the search that plays this board size, else None."""
         root = self._root_search

@@ -16,6 +16,7 @@ ROOT_BATCH = 16         # playouts per visit of a root child before the root sel
 ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
 GUMBEL_VISIT = 50       # Gumbel root: sigma(q) = (GUMBEL_VISIT + max visits) * GUMBEL_SCALE * q,
 GUMBEL_SCALE = 0.1      # with visits counted in root batches (mctx's c_visit and c_scale)
+FORCED_K = 2.0          # forced playouts' k (KataGo): n_forced(a) = sqrt(k * P(a) * N) root batches
 ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
                         # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
                         # +111 Elo (+16 .. +206) in 19x19 self-play (BENCHMARKS); at 0 it only
@@ -70,6 +71,7 @@ class RootSearch:
         self._gumbel = None       # set_gumbel: (candidates, generator) for self-play
         self._logits = {}         # with _gumbel: {vertex: log prior} of every legal root move
         self._halving = None      # with _gumbel: sequential halving's state in this search
+        self._forced = 0.0        # set_forced: forced playouts' k for self-play (0: off)
 
     # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
     # remembered and passed on to every child tree, present and future
@@ -153,6 +155,49 @@ class RootSearch:
         Dirichlet noise (set_noise is not needed with it). Without --playouts (a search by
         time) the root selects by PUCT as usual."""
         self._gumbel = (int(m), rng or np.random.default_rng()) if m and m > 1 else None
+
+    def set_forced(self, k=0.0):
+        """Forced playouts for self-play (KataGo, Wu 2019, "Accelerating self-play learning in
+        Go", section 3.1), from the next search on; k 0 turns them off. Every root child a gets
+        at least n_forced(a) = sqrt(k * P(a) * N) of the N root batches before PUCT chooses (P
+        with the noise in it, so a move the noise raised is looked at enough to be judged);
+        pruned_visits() takes what they added out of the policy target again."""
+        if not k >= 0:
+            raise ValueError(f"forced playouts: k must be >= 0, not {k}")
+        self._forced = float(k)
+
+    def _n_forced(self, k, batches, factor):
+        return math.sqrt(factor * k["prior"] * batches)
+
+    def pruned_visits(self, board=None):
+        """{vertex: visits} of the root children with KataGo's policy target pruning: from each
+        child other than the most visited one, up to its n_forced playouts (k = the forced
+        playouts' k, FORCED_K when they are off, where PUCT's own first batch of every child
+        plays their part) are taken away as long as its PUCT value stays below the most visited
+        child's, computed with the final totals; a child left with at most one batch is dropped
+        (its visits were exploration, not the search's opinion). {} when `board` (when given)
+        is not the searched position."""
+        if not self.kids or (board is not None and (board.hash != self.board.hash
+                                                     or board.to_move != self.board.to_move)):
+            return {}
+        total = sum(k["visits"] for k in self.kids)
+        best = max(self.kids, key=lambda k: k["visits"])
+        sq = math.sqrt(total + 1)
+        top = self.q(best) + self.c_puct * best["prior"] * sq / (1 + best["visits"])
+        factor = self._forced or FORCED_K
+        out = {}
+        for k in self.kids:
+            n = k["visits"]
+            if k is not best and n > 0:
+                gap = top - self.q(k)
+                if gap > 0:
+                    cap = self.batch * self._n_forced(k, total / self.batch, factor)
+                    need = self.c_puct * k["prior"] * sq / gap - 1   # PUCT(k, n') < top for n' > need
+                    n2 = max(n - cap, math.floor(need) + 1, 0)
+                    if n2 < n:
+                        n = int(math.ceil(n2)) if n2 > self.batch else 0
+            out[k["move"]] = n
+        return out
 
     def _expand(self, no_pass):
         b = self.board
@@ -311,11 +356,19 @@ class RootSearch:
         return {v: x / tot for v, x in e.items()}
 
     def _select(self):
-        """PUCT over the root children, counting the playouts other threads are running
-        (sequential halving instead with set_gumbel and --playouts)."""
+        """PUCT over the root children, counting the playouts other threads are running; with
+        set_forced, a child short of its forced playouts first (the one furthest short);
+        sequential halving instead with set_gumbel and --playouts."""
         if self._halving is not None:
             return self._select_halving()
         total = sum(k["visits"] + k["pending"] for k in self.kids)
+        if self._forced:
+            batches = total / self.batch
+            short = [k for k in self.kids if (k["visits"] + k["pending"]) / self.batch
+                     < self._n_forced(k, batches, self._forced)]
+            if short:
+                return min(short, key=lambda k: (k["visits"] + k["pending"]) / self.batch
+                           - self._n_forced(k, batches, self._forced))
         sq = math.sqrt(total + 1)
         return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq
                    / (1 + k["visits"] + k["pending"]))

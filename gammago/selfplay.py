@@ -18,6 +18,10 @@ other option of `gammago gtp`), with exploration where it makes the data better:
     survivor is played, and each move records softmax(logit + sigma(completed q)) beside the
     visits, the policy target that improves on the net's with few root visits (the trainer's
     --policy-target improved); it replaces the Dirichlet noise and the moves drawn by visits;
+  * forced playouts (--forced-playouts K; KataGo's, net-root only): every root child gets at
+    least sqrt(K * P * N) of the N root batches of a noisy search, and every move records the
+    root's visits with KataGo's policy target pruning (`pruned`, the trainer's --policy-target
+    pruned; recorded with or without forced playouts), from which the first moves are drawn;
   * resignation as the engine resigns, except in --no-resign-share of the games, played out to
     the end, which also count the resignations that would have been wrong.
 
@@ -72,15 +76,17 @@ class SelfplayConfig:
     max_moves: int
     sgf: bool = True
     gumbel: int = 0                  # Gumbel root selection's candidates (0: PUCT)
+    forced: float = 0.0              # forced playouts' k (0: off)
 
     def settings(self):
         """What --resume compares: everything but the number of games and the folder (and
-        gumbel when off, so that runs recorded before it existed still resume)."""
+        gumbel and forced when off, so that runs recorded before they existed still resume)."""
         d = dataclasses.asdict(self)
         for k in ("games", "out"):
             d.pop(k)
-        if not d["gumbel"]:
-            d.pop("gumbel")
+        for k in ("gumbel", "forced"):
+            if not d[k]:
+                d.pop(k)
         return d
 
 
@@ -101,13 +107,14 @@ def _engine_for(engine_fields, seed):
     return eng
 
 
-def _draw_by_visits(infos, rng):
-    """A root move drawn in proportion to its visits (pass only when nothing else was searched)."""
-    moves = [d for d in infos if d["move"] != "pass" and d["visits"] > 0]
+def _draw_by_visits(visits, rng):
+    """A root move drawn in proportion to its visits ({move: visits}; pass only when nothing
+    else was searched)."""
+    moves = [(m, v) for m, v in visits.items() if m != "pass" and v > 0]
     if not moves:
         return None
-    v = np.array([d["visits"] for d in moves], np.float64)
-    return moves[int(rng.choice(len(moves), p=v / v.sum()))]["move"]
+    v = np.array([x for _, x in moves], np.float64)
+    return moves[int(rng.choice(len(moves), p=v / v.sum()))][0]
 
 
 def play_game(cfg, index, stop=None):
@@ -141,6 +148,8 @@ def play_game(cfg, index, stop=None):
         gumbel = eng.set_root_gumbel(cfg.gumbel if use_gumbel else 0, rng) and use_gumbel
         noisy = full and cfg.noise_share > 0 and not gumbel
         eng.set_root_noise(cfg.noise_alpha, cfg.noise_share if noisy else 0.0, rng)
+        if cfg.forced:
+            eng.set_root_forced(cfg.forced if noisy else 0.0)
         move = eng.decide(colour, allow_resign=not no_resign)
         infos = eng.last_infos
         root = int(eng.search.root_visits)
@@ -152,6 +161,10 @@ def play_game(cfg, index, stop=None):
         if move == "resign":
             end = "resign"
             break
+        visits = {d["move"]: int(d["visits"]) for d in infos}
+        pruned = {}
+        if full and move not in ("pass", "resign") and hasattr(eng.search, "pruned_visits"):
+            pruned = {m: v for m, v in eng.search.pruned_visits(board).items() if v > 0}
         sampled, improved = False, None
         if gumbel and move not in ("pass", "resign"):
             chosen, improved = eng.search.gumbel_choice(board), eng.search.improved_policy(board)
@@ -159,13 +172,14 @@ def play_game(cfg, index, stop=None):
                 sampled = chosen != move
                 move = chosen
         elif ply < cfg.random_moves and move != "pass":
-            drawn = _draw_by_visits(infos, rng)
+            drawn = _draw_by_visits(pruned if cfg.forced and pruned else visits, rng)
             if drawn is not None:
                 sampled = drawn != move
                 move = drawn
-        visits = {d["move"]: int(d["visits"]) for d in infos}
         entry = {"visits": visits, "root_visits": sum(visits.values()), "winrate": round(best, 4),
                  "full": full, "sampled": sampled}
+        if pruned:
+            entry["pruned"] = pruned
         if improved:
             top = sorted(improved.items(), key=lambda kv: -kv[1])[:R.IMPROVED_TOP]
             entry["improved"] = {m: round(p, 5) for m, p in top if p >= 1e-5}
@@ -351,6 +365,10 @@ def add_arguments(p):
                    help="Gumbel root selection over M root moves by sequential halving (net-root "
                         "and --playouts; replaces the root noise and the moves drawn by visits; "
                         "records the completed-Q policy target; default 0: off)")
+    s.add_argument("--forced-playouts", type=float, default=0.0, metavar="K",
+                   help="forced playouts (KataGo): each root child of a noisy search gets at "
+                        "least sqrt(K * prior * root batches) batches, the moves drawn by visits "
+                        "are drawn from the pruned visits (net-root; KataGo's K is 2; default 0: off)")
     s.add_argument("--no-sgf", action="store_true", help="write no SGF beside each record")
     cluster.add_arguments(p)
     EngineConfig.add_arguments(p)
@@ -377,6 +395,11 @@ def config_from_args(args):
         raise ValueError("--full-share below 1 needs --playouts (the cheap searches' playouts)")
     if args.gumbel < 0 or args.gumbel == 1:
         raise ValueError(f"--gumbel must be 0 (off) or at least 2 candidates, not {args.gumbel}")
+    if not args.forced_playouts >= 0:
+        raise ValueError(f"--forced-playouts must be >= 0, not {args.forced_playouts}")
+    if args.forced_playouts and args.gumbel:
+        raise ValueError("--forced-playouts and --gumbel do not go together (Gumbel's halving "
+                         "decides every root child's playouts)")
     if args.gumbel and not eng.playouts:
         raise ValueError("--gumbel needs --playouts (sequential halving shares out a budget of playouts)")
     n = args.size
@@ -387,7 +410,7 @@ def config_from_args(args):
         noise_share=args.noise_share, no_resign_share=args.no_resign_share,
         full_share=args.full_share, cheap_playouts=cheap if args.full_share < 1 else 0,
         max_moves=args.max_moves or MAX_MOVES_FACTOR * n * n, sgf=not args.no_sgf,
-        gumbel=args.gumbel)
+        gumbel=args.gumbel, forced=args.forced_playouts)
 
 
 def main(args):

@@ -44,15 +44,27 @@ def policy_index(board, vertex):
     return (p // (n + 2) - 1) * n + (p % (n + 2) - 1)
 
 
-POLICY_TARGETS = ("visits", "best", "improved")
+POLICY_TARGETS = ("visits", "best", "improved", "pruned")
+RECORDED_TARGETS = {"improved": "improved", "pruned": "pruned"}   # targets a record may lack
 
 
-def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
+def value_target(result, winrate, value_q):
+    """The value target of a position: the game's result for the mover (+1, 0, -1), mixed with
+    the search's win rate there (2 * winrate - 1) at weight value_q (0: the result alone; a
+    position without a win rate keeps the result)."""
+    if not value_q or winrate is None:
+        return float(result)
+    return (1 - value_q) * result + value_q * (2 * float(winrate) - 1)
+
+
+def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits", value_q=0.0):
     """One checked record -> lists (packed planes, best move index, [(index, prob)], value,
     value mask, ply) for the positions kept. policy_target: "visits", the root's visit
     distribution; "best", the most visited move alone (the search's choice, one-hot);
-    "improved", the Gumbel policy target the record holds (selfplay --gumbel), a position
-    without one training the value only."""
+    "improved", the Gumbel policy target the record holds (selfplay --gumbel); "pruned", the
+    visits after policy target pruning the record holds; a position without the target it
+    names trains the value only. value_q: the weight of the search's win rate in the value
+    target (value_target)."""
     n = rec["size"]
     moves, search = rec["moves"], rec["search"]
     winner = rec["winner"]
@@ -64,7 +76,8 @@ def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
     board = Board(n, float(rec["komi"]))
     out = []
     for i, ((colour, vertex), s) in enumerate(zip(moves, search)):
-        dist = s.get("improved") if policy_target == "improved" else s["visits"]
+        key = RECORDED_TARGETS.get(policy_target)
+        dist = s.get(key) if key else s["visits"]
         keep_policy = bool(s.get("full", True)) and bool(dist)
         if keep_policy or vpick[i]:
             board.to_move = colour
@@ -78,20 +91,25 @@ def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits"):
                     if policy_target == "best":
                         target = [(target[0][0], 1.0)]
             best = target[0][0] if target else -1
-            value = 0 if not winner else (1 if colour == winner else -1)
+            value = value_target(0 if not winner else (1 if colour == winner else -1),
+                                 s.get("winrate"), value_q)
             out.append((x, best, target, value, bool(vpick[i]), i))
         board.play(vertex, colour)
     return out
 
 
 def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=None, topk=TOPK,
-                   progress=True, policy_target="visits"):
+                   progress=True, policy_target="visits", value_q=0.0):
     """The positions of every self-play record under paths (run folders or record files), in
     train_net's dataset layout: {which}_x packed planes, _move (the most visited move, -1 for a
     value-only position), _pidx / _pprob (the sparse policy target, [N, topk]), _value, _vmask,
     _ply, _plies, _game, _names for which in (train, heldout), and 'size'. size: the board size
     to keep (None: the first record's); records of another size are skipped and counted.
-    policy_target: as game_positions takes it (held-out figures are scored the same way)."""
+    policy_target: as game_positions takes it (held-out figures are scored the same way).
+    value_q: the search's win rate's weight in the training positions' value targets; the
+    held-out ones keep the game's result, so that their value MSE stays comparable."""
+    if not 0 <= value_q <= 1:
+        raise ValueError(f"value q weight must be in [0, 1], not {value_q}")
     if policy_target not in POLICY_TARGETS:
         raise ValueError(f"policy target must be one of {POLICY_TARGETS}, not {policy_target!r}")
     from tqdm import tqdm
@@ -114,7 +132,8 @@ def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=No
         name = record_name(path)
         which = "heldout" if is_heldout(name, heldout_permille) else "train"
         rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
-        pos = game_positions(rec, value_per_game, rng, topk, policy_target)
+        pos = game_positions(rec, value_per_game, rng, topk, policy_target,
+                             value_q if which == "train" else 0.0)
         if not pos:
             continue
         gid = len(names[which])
@@ -137,7 +156,7 @@ def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=No
         data[f"{which}_move"] = np.array([r[3] for r in rows], np.int16)
         data[f"{which}_pidx"] = pidx
         data[f"{which}_pprob"] = pprob
-        data[f"{which}_value"] = np.array([r[5] for r in rows], np.int8)
+        data[f"{which}_value"] = np.array([r[5] for r in rows], np.float32 if value_q else np.int8)
         data[f"{which}_vmask"] = np.array([r[6] for r in rows], np.int8)
         data[f"{which}_ply"] = np.array([r[7] for r in rows], np.int16)
         data[f"{which}_plies"] = np.array([r[1] for r in rows], np.int16)

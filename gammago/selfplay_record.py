@@ -20,7 +20,9 @@ playouts (playout-cap randomization: only those train the policy), `sampled` whe
 played was drawn in proportion to the visits rather than the most visited (with --gumbel:
 whether the survivor of sequential halving was not the most visited). `improved` (with
 --gumbel only): {move: probability}, the IMPROVED_TOP most likely moves of Gumbel AlphaZero's
-policy target softmax(logit + sigma(completed q)). `score` is Black's
+policy target softmax(logit + sigma(completed q)). `pruned` (net-root, moves searched at the
+full playouts): {move: visits}, the root's visits after KataGo's policy target pruning (the
+exploration's visits taken out; RootSearch.pruned_visits). `score` is Black's
 Tromp-Taylor area score less komi when the game ended by passes or at the move limit, the
 result the game's (Black's win by resignation: "B+R"). `would_resign` (games played with
 resignation off): the first move where the side to move would have resigned, to count the

@@ -58,7 +58,12 @@ def add_arguments(p):
     p.add_argument("--policy-target", choices=POLICY_TARGETS, default="visits",
                    help="--selfplay: the policy learns the root's visit distribution (visits), the "
                         "most visited move alone (best), or the completed-Q target of a selfplay "
-                        "--gumbel run (improved)")
+                        "--gumbel run (improved), or the visits after policy target pruning "
+                        "(pruned)")
+    p.add_argument("--value-q", type=float, default=0.0, metavar="W",
+                   help="--selfplay: the value target mixes the search's win rate at the position "
+                        "into the game's result at weight W (0: the result alone); held-out "
+                        "figures stay against the result")
     p.add_argument("--heldout-permille", type=int, default=50,
                    help="--selfplay: games held out, per mille (by a hash of the run and game names)")
     p.add_argument("--board-sizes", default=None,
@@ -234,7 +239,7 @@ def main(args):
             data = selfplay_data.read_positions(
                 args.selfplay, value_per_game=8 if args.value_per_game is None else args.value_per_game,
                 heldout_permille=args.heldout_permille, seed=args.seed, size=args.size,
-                policy_target=args.policy_target)
+                policy_target=args.policy_target, value_q=args.value_q)
             print(f"train-net: {len(data['train_names'])} + {len(data['heldout_names'])} self-play games "
                   f"({int(data['skipped'])} skipped)", file=sys.stderr)
         if args.data or not args.selfplay:

@@ -1,6 +1,7 @@
 """gammago selfplay: its records, --resume, what the net's trainer reads of them, and the choice of
 the net by board size."""
 import json
+import math
 import logging
 import os
 import signal
@@ -64,8 +65,8 @@ def test_records_replay_and_hold_the_searchs_visits(run_dir):
 
 def test_drawn_moves_follow_the_visits():
     rng = np.random.default_rng(1)
-    infos = [{"move": "C3", "visits": 30}, {"move": "D4", "visits": 10}, {"move": "pass", "visits": 60}]
-    draws = [S._draw_by_visits(infos, rng) for _ in range(2000)]
+    visits = {"C3": 30, "D4": 10, "pass": 60}
+    draws = [S._draw_by_visits(visits, rng) for _ in range(2000)]
     assert set(draws) == {"C3", "D4"}                 # pass is never drawn
     assert 0.70 < draws.count("C3") / 2000 < 0.80
 
@@ -420,3 +421,81 @@ def test_gumbel_selfplay_records_the_improved_target_for_the_trainer(tmp_path):
     for args in (["--gumbel", "1"], ["--gumbel", "4", "--playouts", "0", "--move-time", "0.1"]):
         r = selfplay(tmp_path / "y", *args, check=False)
         assert r.returncode == 2 and "--gumbel" in r.stderr, r.stderr
+
+
+def test_forced_playouts_reach_every_child_and_pruning_takes_them_out():
+    from gammago.config import EngineConfig
+    from gammago.engine import Engine
+    from gammago import root_search as RS
+    eng = Engine(EngineConfig(mode="net-root", playouts=960, seed=3, net_symmetry="average"))
+    eng.new_game(9, 7)
+    assert eng.set_root_forced(2.0) is True
+    eng.decide("b")
+    rs = eng.search
+    batches = rs.root_visits / rs.batch
+    # every child has its forced batches, give or take the last batch
+    for k in rs.kids:
+        assert k["visits"] / rs.batch >= math.sqrt(2.0 * k["prior"] * batches) - 1.0, k
+    pruned = rs.pruned_visits()
+    visits = {k["move"]: k["visits"] for k in rs.kids}
+    best = max(visits, key=visits.get)
+    assert set(pruned) == set(visits) and pruned[best] == visits[best]
+    assert all(0 <= pruned[m] <= visits[m] for m in visits)
+    assert sum(pruned.values()) < sum(visits.values())
+    # a child is pruned only where its PUCT value stays below the best one's
+    sq = math.sqrt(rs.root_visits + 1)
+    top = rs.q(rs.kids[[k["move"] for k in rs.kids].index(best)]) + rs.c_puct * \
+        next(k["prior"] for k in rs.kids if k["move"] == best) * sq / (1 + visits[best])
+    for k in rs.kids:
+        if 0 < pruned[k["move"]] < k["visits"]:
+            assert rs.q(k) + rs.c_puct * k["prior"] * sq / (1 + pruned[k["move"]]) < top
+        if pruned[k["move"]] == 0:
+            assert k["visits"] == 0 or rs.q(k) < top
+    # no entries for another position, nothing forced once off
+    other = eng.board.copy()
+    other.play(best)
+    assert rs.pruned_visits(other) == {}
+    eng.set_root_forced(0)
+    assert rs._forced == 0
+    with pytest.raises(ValueError):
+        rs.set_forced(-1)
+    assert RS.FORCED_K == 2.0
+
+
+def test_forced_playouts_selfplay_records_the_pruned_target_for_the_trainer(tmp_path):
+    out = tmp_path / "forced"
+    r = selfplay(out, "--mode", "net-root", "--forced-playouts", "2", "--playouts", "96", games=1)
+    assert "1 games (1 played now)" in r.stdout, r.stdout + r.stderr
+    rec = R.read_game(R.game_files([str(out)])[0])
+    assert rec["settings"]["forced"] == 2
+    with_target = [s for s in rec["search"] if "pruned" in s]
+    assert with_target
+    for s in with_target:
+        assert all(0 < v <= s["visits"][m] for m, v in s["pruned"].items())
+        best = max(s["visits"], key=s["visits"].get)
+        assert s["pruned"][best] == s["visits"][best]
+    data = D.read_positions([str(out)], value_per_game=0, heldout_permille=0, progress=False,
+                            policy_target="pruned")
+    has = data["train_move"] >= 0
+    assert has.sum() == len(with_target)
+    assert np.allclose(data["train_pprob"][has].sum(axis=1), 1, atol=0.01)
+    for args in (["--forced-playouts", "-1"], ["--forced-playouts", "2", "--gumbel", "4"]):
+        r = selfplay(tmp_path / "y", *args, check=False)
+        assert r.returncode == 2 and "--forced-playouts" in r.stderr, r.stderr
+
+
+def test_the_value_target_mixes_in_the_searchs_win_rate(run_dir):
+    assert D.value_target(1, 0.75, 0.0) == 1.0
+    assert D.value_target(1, 0.75, 0.5) == pytest.approx(0.75)      # (1 + 0.5) / 2
+    assert D.value_target(-1, 0.75, 1.0) == pytest.approx(0.5)
+    assert D.value_target(-1, None, 0.5) == -1.0
+    plain = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=500, progress=False)
+    mixed = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=500, progress=False,
+                             value_q=0.5)
+    assert set(np.unique(plain["train_value"])) <= {-1, 0, 1}
+    # the training targets move toward the search's values; the held-out ones stay the results
+    assert not np.array_equal(plain["train_value"], mixed["train_value"])
+    assert np.abs(mixed["train_value"]).max() <= 1
+    assert np.array_equal(plain["heldout_value"], mixed["heldout_value"])
+    with pytest.raises(ValueError, match="value q"):
+        D.read_positions([str(run_dir)], value_q=1.5, progress=False)

@@ -8,7 +8,9 @@
 
 Engine command lines are split like a shell would, with two shorthands (expand_command): a
 leading word `gammago` runs this gammago with the current Python (`python -m gammago gtp`), and
-`gnugo:LEVEL` is GNU Go 3.8 as a referee's rules want it; `{seed}` becomes the given seed.
+`gnugo:LEVEL` is GNU Go 3.8 as a referee's rules want it (`python -P`, so that
+a `gammago/` folder in the working directory, such as a checkout's uncompiled sources beside an
+installed gammago, does not stand in for it); `{seed}` becomes the given seed.
 A timeout, a crash or an error answer raises EngineFailure, whose .reason says which.
 engine_identity asks an engine its name and, for a gammago, the code it runs (`gammago-build`);
 wrong_build says when that is not the build its command names; recorded_build is that answer as a
@@ -27,6 +29,7 @@ import threading
 import time
 
 GNUGO = "/usr/games/gnugo"
+SAFE_PATH = ["-P"]        # no working directory on sys.path (Python 3.11, which gammago needs)
 GNUGO_ARGS = "--mode gtp --chinese-rules --capture-all-dead --positional-superko"
 STARTUP_TIMEOUT_S = 60.0             # first answer of a freshly started engine
 COMMAND_TIMEOUT_S = 30.0             # any command that is not genmove
@@ -62,7 +65,7 @@ def expand_command(command, seed):
         rest = argv[1:]
         if not rest or rest[0] != "gtp":
             rest = ["gtp"] + rest
-        argv = [sys.executable, "-m", "gammago"] + rest
+        argv = [sys.executable] + SAFE_PATH + ["-m", "gammago"] + rest
     return argv
 
 

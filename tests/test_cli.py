@@ -108,10 +108,11 @@ def test_every_engine_command_takes_set():
         ["selfplay", "--set", "mercy=3"] + extra["selfplay"])).engine["mercy"] == 3
     assert label_engine_config("--set ucb_c=0.5 --pw-base 7").ucb_c == 0.5
     argv = gtp_process.expand_command(compare.player_command("--set ucb_c=0.5 --threads 2"), 3)
-    assert argv[1:4] == ["-m", "gammago", "gtp"]
+    start = argv.index("gammago") + 1
+    assert argv[start - 2:start + 1] == ["-m", "gammago", "gtp"]
     p = argparse.ArgumentParser()
     EngineConfig.add_arguments(p)
-    cfg = EngineConfig.from_args(p.parse_args(argv[4:]))
+    cfg = EngineConfig.from_args(p.parse_args(argv[start + 1:]))
     assert (cfg.ucb_c, cfg.threads, cfg.seed) == (0.5, 2, 3)
 
 

@@ -12,6 +12,7 @@ from scipy.stats import binom, binomtest
 from sgfmill import sgf as sgfmill_sgf
 
 from gammago.board import Board, format_vertex
+from gammago import gtp_process
 from gammago.gtp_process import expand_command
 from gammago.match import engine_identity, run_match, wrong_build
 from gammago.referee import play_game
@@ -80,12 +81,24 @@ def test_expand_command():
     assert argv[0].endswith("gnugo") and argv[-4:] == ["--level", "3", "--seed", "17"]
     assert "--chinese-rules" in argv and "--capture-all-dead" in argv and "--positional-superko" in argv
     assert expand_command("gammago --playouts 5 --seed {seed}", 4) == [
-        sys.executable, "-m", "gammago", "gtp", "--playouts", "5", "--seed", "4"]
+        sys.executable, *gtp_process.SAFE_PATH, "-m", "gammago", "gtp", "--playouts", "5", "--seed", "4"]
     assert expand_command("'my engine' -x", 0) == ["my engine", "-x"]
     with pytest.raises(ValueError):
         expand_command("gnugo:ten", 0)
     with pytest.raises(ValueError):
         expand_command("   ", 0)
+
+
+def test_a_gammago_folder_in_the_working_directory_does_not_stand_in_for_gammago(tmp_path, monkeypatch):
+    """Run from a folder holding a `gammago/` that is not this one (a checkout's sources beside an
+    installed gammago), `gammago` in an engine command still runs this gammago."""
+    fake = tmp_path / "gammago"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('the wrong gammago')\n")
+    (fake / "__main__.py").write_text("raise SystemExit('the wrong gammago')\n")
+    monkeypatch.chdir(tmp_path)
+    with gtp_process.GtpProcess(expand_command("gammago --playouts 5", 1), "gammago") as g:
+        assert g.send("name") == "gammago"
 
 
 # --- the referee ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from gammago import cli
+from gammago import cli, gtp_process
 from gammago.regress import FAIL, PASS, UPASS, XFAIL, parse_expected, parse_tst
 
 from json_strings import strings
@@ -237,7 +237,7 @@ def test_gammago_end_to_end(tmp_path, capsys, monkeypatch):
     _check_capture_record(rec, GAMMAGO_200)
     r = json.loads(rec.read_text())
     assert r["suite"] == suite and r["build"].split(" ")[0] == "gammago"
-    assert r["argv"][:3] == [os.path.basename(sys.executable), "-m", "gammago"]
+    assert r["argv"][:4] == [os.path.basename(sys.executable), *gtp_process.SAFE_PATH, "-m", "gammago"]
     absolute = [s for s in strings(r) if ROOT in s or s.startswith(os.sep)]
     assert not absolute, absolute
     out = capsys.readouterr().out

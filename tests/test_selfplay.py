@@ -499,3 +499,16 @@ def test_the_value_target_mixes_in_the_searchs_win_rate(run_dir):
     assert np.array_equal(plain["heldout_value"], mixed["heldout_value"])
     with pytest.raises(ValueError, match="value q"):
         D.read_positions([str(run_dir)], value_q=1.5, progress=False)
+
+
+def test_value_siblings_tool_scores_a_net_on_held_out_positions(run_dir, capsys, monkeypatch):
+    tool = load_tool("value_siblings")
+    monkeypatch.setattr(tool, "MIN_VISITS", 1)
+    pos = tool.positions([str(run_dir)], 50, 1000, 1)
+    assert pos and all(len(kids) >= 3 for _, kids in pos)
+    assert tool.main(["--selfplay", str(run_dir), "--heldout-permille", "1000", "--positions", "20",
+                      N.DEFAULT_MODEL]) == 0
+    row = capsys.readouterr().out.strip().splitlines()[-1].split(" | ")
+    assert row[0] == N.DEFAULT_MODEL and all(0 <= float(x) <= 1 for x in row[1:3])
+    assert -1 <= float(row[3]) <= 1
+    assert tool.main(["--selfplay", str(run_dir), "--heldout-permille", "1000", "/nonexistent.onnx"]) == 2

@@ -166,8 +166,18 @@ class RootSearch:
             raise ValueError(f"forced playouts: k must be >= 0, not {k}")
         self._forced = float(k)
 
-    def _n_forced(self, k, batches, factor):
-        return math.sqrt(factor * k["prior"] * batches)
+    def _n_forced(self, kid, batches, factor):
+        """Root batches a child is owed by forced playouts with factor k, out of `batches`."""
+        return math.sqrt(factor * kid["prior"] * batches)
+
+    def _puct(self, kid, sq, n):
+        """PUCT value of root child kid with n visits, sq = sqrt(root visits + 1)."""
+        return self.q(kid) + self.c_puct * kid["prior"] * sq / (1 + n)
+
+    def _is_root(self, board):
+        """Whether board is the position searched (the engine may decide a move without a
+        search, after a pass: then the last search's state is another position's)."""
+        return board.hash == self.board.hash and board.to_move == self.board.to_move
 
     def pruned_visits(self, board=None):
         """{vertex: visits} of the root children with KataGo's policy target pruning: from each
@@ -177,13 +187,12 @@ class RootSearch:
         child's, computed with the final totals; a child left with at most one batch is dropped
         (its visits were exploration, not the search's opinion). {} when `board` (when given)
         is not the searched position."""
-        if not self.kids or (board is not None and (board.hash != self.board.hash
-                                                     or board.to_move != self.board.to_move)):
+        if not self.kids or (board is not None and not self._is_root(board)):
             return {}
         total = sum(k["visits"] for k in self.kids)
         best = max(self.kids, key=lambda k: k["visits"])
         sq = math.sqrt(total + 1)
-        top = self.q(best) + self.c_puct * best["prior"] * sq / (1 + best["visits"])
+        top = self._puct(best, sq, best["visits"])
         factor = self._forced or FORCED_K
         out = {}
         for k in self.kids:
@@ -326,12 +335,11 @@ class RootSearch:
             h["target"] += self._round_share(len(h["alive"]))
 
     def _halved(self, board):
-        """Whether the last search ran sequential halving, from `board` when one is given (the
-        engine may decide a move without a search, after a pass: then the last search's state
-        is another position's)."""
+        """Whether the last search ran sequential halving, from `board` when one is given
+        (_is_root)."""
         if self._halving is None:
             return False
-        return board is None or (board.hash == self.board.hash and board.to_move == self.board.to_move)
+        return board is None or self._is_root(board)
 
     def gumbel_choice(self, board=None):
         """With set_gumbel: the move to play, the survivor of sequential halving with the highest
@@ -364,14 +372,13 @@ class RootSearch:
         total = sum(k["visits"] + k["pending"] for k in self.kids)
         if self._forced:
             batches = total / self.batch
-            short = [k for k in self.kids if (k["visits"] + k["pending"]) / self.batch
-                     < self._n_forced(k, batches, self._forced)]
-            if short:
-                return min(short, key=lambda k: (k["visits"] + k["pending"]) / self.batch
-                           - self._n_forced(k, batches, self._forced))
+            short = {id(k): (k["visits"] + k["pending"]) / self.batch
+                     - self._n_forced(k, batches, self._forced) for k in self.kids}
+            behind = min(self.kids, key=lambda k: short[id(k)])
+            if short[id(behind)] < 0:
+                return behind
         sq = math.sqrt(total + 1)
-        return max(self.kids, key=lambda k: self.q(k) + self.c_puct * k["prior"] * sq
-                   / (1 + k["visits"] + k["pending"]))
+        return max(self.kids, key=lambda k: self._puct(k, sq, k["visits"] + k["pending"]))
 
     def work(self, i):
         """Worker i's root loop: pick a child by PUCT, run a batch of playouts on worker i of

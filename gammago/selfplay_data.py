@@ -45,7 +45,7 @@ def policy_index(board, vertex):
 
 
 POLICY_TARGETS = ("visits", "best", "improved", "pruned")
-RECORDED_TARGETS = {"improved": "improved", "pruned": "pruned"}   # targets a record may lack
+RECORDED_TARGETS = ("improved", "pruned")     # targets a record holds under their own name, or lacks
 
 
 def value_target(result, winrate, value_q):
@@ -76,8 +76,7 @@ def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits", 
     board = Board(n, float(rec["komi"]))
     out = []
     for i, ((colour, vertex), s) in enumerate(zip(moves, search)):
-        key = RECORDED_TARGETS.get(policy_target)
-        dist = s.get(key) if key else s["visits"]
+        dist = s.get(policy_target) if policy_target in RECORDED_TARGETS else s["visits"]
         keep_policy = bool(s.get("full", True)) and bool(dist)
         if keep_policy or vpick[i]:
             board.to_move = colour

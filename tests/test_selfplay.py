@@ -444,8 +444,8 @@ def test_forced_playouts_reach_every_child_and_pruning_takes_them_out():
     assert sum(pruned.values()) < sum(visits.values())
     # a child is pruned only where its PUCT value stays below the best one's
     sq = math.sqrt(rs.root_visits + 1)
-    top = rs.q(rs.kids[[k["move"] for k in rs.kids].index(best)]) + rs.c_puct * \
-        next(k["prior"] for k in rs.kids if k["move"] == best) * sq / (1 + visits[best])
+    best_kid = next(k for k in rs.kids if k["move"] == best)
+    top = rs.q(best_kid) + rs.c_puct * best_kid["prior"] * sq / (1 + visits[best])
     for k in rs.kids:
         if 0 < pruned[k["move"]] < k["visits"]:
             assert rs.q(k) + rs.c_puct * k["prior"] * sq / (1 + pruned[k["move"]]) < top

@@ -13,7 +13,6 @@ The policy column is the same share for the net's priors; it favours the net tha
 net_lambda 0.
 """
 import argparse
-import json
 import sys
 
 import numpy as np

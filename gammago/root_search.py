@@ -16,6 +16,8 @@ ROOT_BATCH = 16         # playouts per visit of a root child before the root sel
 ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
 GUMBEL_VISIT = 50       # Gumbel root: sigma(q) = (GUMBEL_VISIT + max visits) * GUMBEL_SCALE * q,
 GUMBEL_SCALE = 0.1      # with visits counted in root batches (mctx's c_visit and c_scale)
+REPLY_WEIGHT = 0.0      # weight of the net's policy in the ratings of the replies to each root move
+                        # (the root of each child tree), the gamma prior's the rest
 FORCED_K = 2.0          # forced playouts' k (KataGo): n_forced(a) = sqrt(k * P(a) * N) root batches
 ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
                         # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
@@ -53,9 +55,12 @@ class RootSearch:
     """
 
     def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,
-                 c_puct=ROOT_CPUCT, max_nodes=0):
+                 c_puct=ROOT_CPUCT, max_nodes=0, reply_weight=REPLY_WEIGHT):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"net lambda must be in [0, 1], not {lam}")
+        if not 0.0 <= reply_weight <= 1.0:
+            raise ValueError(f"net reply weight must be in [0, 1], not {reply_weight}")
+        self.reply_weight = float(reply_weight)
         self.net, self.make_search, self.lam = net, make_search, float(lam)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
         self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
@@ -234,7 +239,9 @@ class RootSearch:
             moves = ["pass"]
             pri = {"pass": 1.0}
         total = sum(pri[m] for m in moves) or 1.0
-        values = self.net.child_values(b, moves)
+        # the net at every root child's position, in one batch: its value is net(a), and its
+        # policy (with reply_weight) rates the replies at the child tree's root
+        values, policies = self.net.child_evaluations(b, moves)
         self.kids = []
         old, self._old = self._old, None
         for m in moves:
@@ -251,6 +258,8 @@ class RootSearch:
                     s.limit_nodes(self.max_nodes - self.nodes)
                 k["visits"] = s.graft(old[0], old[1] + (k["point"],))
                 k["rate"] = self._rollout_rate(k)
+            if self.reply_weight > 0:
+                s.rate_by(policies[m], self.reply_weight)
             self.kids.append(k)
         if self._gumbel is not None:
             g = self._gumbel[1].gumbel(size=len(self.kids))

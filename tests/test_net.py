@@ -299,6 +299,30 @@ def test_root_search_mixes_net_value_and_rollouts():
 
 
 @needs_model
+def test_root_search_rates_the_replies_by_the_nets_policy():
+    """With reply_weight, each root child's tree opens the replies in the order of the net's
+    policy at the child's position (mixed with the gammas' ratings below weight 1); without it,
+    in the gammas' order; a weight outside [0, 1] is refused."""
+    from gammago import tree
+    net = N.Net(SHIPPED, symmetry="average")
+    b = position(9)
+    orders = {}
+    for w in (0.0, 1.0):
+        rs = RootSearch(net, lambda: tree.Search(5000, seed=1), children=3, reply_weight=w)
+        rs.set_root(b)
+        rs.run(1, 96)
+        orders[w] = {k["move"]: [m for m, _, _, _ in k["search"].children()] for k in rs.kids}
+    for move, order in orders[1.0].items():
+        child = b.copy()
+        child.play(move)
+        pri = net.priors(child)
+        assert child.vertex(order[0]) == max(pri, key=pri.get), move
+    assert orders[0.0] != orders[1.0]
+    with pytest.raises(ValueError, match="reply weight"):
+        RootSearch(net, lambda: tree.Search(5000, seed=1), reply_weight=1.5)
+
+
+@needs_model
 def test_root_children_share_one_node_budget():
     """The child trees share max_nodes: the favourite grows past an even split of it, the total
     never passes it, and the search says it is full when the budget is spent."""
@@ -555,8 +579,8 @@ def test_root_search_reads_ladders_on_the_nets_priors():
             pri["E4"] = 10.0 * max(pri.values())
             return pri
 
-        def child_values(self, *args, **kw):
-            return self.net.child_values(*args, **kw)
+        def child_evaluations(self, *args, **kw):
+            return self.net.child_evaluations(*args, **kw)
 
     net = LikesTheEscape(N.Net(SHIPPED, seed=1))
     for ladders in (False, True):

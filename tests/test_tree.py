@@ -603,3 +603,62 @@ def test_ownership_and_score_spread_are_those_of_the_playouts():
     np.testing.assert_allclose(s.ownership_stdev(), owners.std(axis=0), atol=1e-9)
     assert s.score_stdev() == pytest.approx(owners.sum(axis=(1, 2)).std(), abs=1e-9)
     assert 0 < s.score_stdev() < 81
+
+
+def _policy_on(board, weights):
+    """A policy in a net's layout (row-major size x size, then pass) with weights {vertex: w}
+    and a small floor elsewhere."""
+    n = board.size
+    p = np.full(n * n + 1, 1e-6)
+    for v, w in weights.items():
+        col = "ABCDEFGHJKLMNOPQRST".index(v[0])
+        p[(int(v[1:]) - 1) * n + col] = w
+    return p / p.sum()
+
+
+def test_rate_by_mixes_a_policy_into_the_childrens_ratings_and_order():
+    """rate_by expands a leaf, gives each child (1 - w) * its prior's rating + w * the policy's
+    (log-scaled), sorts the children again (progressive widening opens the new first), keeps a
+    visited child open, and refuses a policy of the wrong size or a weight outside [0, 1]."""
+    b = Board(9, 7)
+    b.play("E5")
+    s = Search(10000, seed=1)
+    s.set_root(b)
+    before = {m: r for m, _, _, r in s.children()}
+    assert before == {}                       # a leaf: nothing rated yet
+    policy = _policy_on(b, {"A1": 0.9, "J9": 0.09})
+    assert s.rate_by(policy, 1.0) == len(b.legal_moves()) + 1
+    kids = s.children()
+    assert [b.vertex(m) for m, _, _, _ in kids[:2]] == ["A1", "J9"]
+    assert kids[0][3] == pytest.approx(1.0) and kids[1][3] == pytest.approx(0.75, abs=1e-6)
+    s.run(1, 30)
+    assert max(s.children(), key=lambda c: c[1])[0] == b.point("A1")
+    # half and half: the prior's ratings (a fresh tree's, after the same expansion) are kept in part
+    g = Search(10000, seed=1)
+    g.set_root(b)
+    g.rate_by(policy, 0.0)
+    gamma = {m: r for m, _, _, r in g.children()}
+    h = Search(10000, seed=1)
+    h.set_root(b)
+    h.rate_by(policy, 0.5)
+    mixed = {m: r for m, _, _, r in h.children()}
+    net = {m: r for m, _, _, r in kids}
+    for m in gamma:
+        assert mixed[m] == pytest.approx(0.5 * gamma[m] + 0.5 * net[m], abs=1e-6)
+    assert [r for _, _, _, r in h.children()] == sorted(mixed.values(), reverse=True)
+    # a child already searched stays open when the policy sends it to the back
+    t = Search(10000, seed=1)
+    t.set_root(b)
+    t.run(1, 200)
+    visited = {m: v for m, v, _, _ in t.children() if v > 0}
+    best = max(visited, key=visited.get)
+    t.rate_by(_policy_on(b, {"A9": 1.0}), 1.0)
+    assert b.vertex(t.children()[0][0]) == "A9"
+    assert {m: v for m, v, _, _ in t.children() if v > 0} == visited
+    t.run(1, 3000)
+    assert dict((m, v) for m, v, _, _ in t.children())[best] > visited[best]
+    with pytest.raises(ValueError, match="82"):
+        s.rate_by(np.ones(50), 0.5)
+    with pytest.raises(ValueError, match="weight"):
+        s.rate_by(policy, 1.5)
+    assert s.rate_by(policy, 0.5, path=(b.point("C3"), b.point("A1"))) == 0   # not in the tree

@@ -70,6 +70,7 @@ SETTINGS = {
     "mercy": ("0", 0, "-1"), "net_lambda": ("0.5", 0.5, "1.5"),
     "net_symmetry": ("average", "average", "mean"), "net_children": ("8", 8, "0"),
     "net_cpuct": ("2", 2.0, "-1"), "net_replies": ("0.5", 0.5, "1.5"),
+    "net_rate_visits": ("100", 100, "-1"),
     "policy_temperature": ("1", 1.0, "-1"),
     "dynkomi_moves": ("30", 30, "-1"),
 }

@@ -39,15 +39,24 @@ def evaluate(model, data, limit=None, batch=256, heldout=None):
     """Held-out policy top-1 / top-5 / NLL and value MSE (targets +-1 for the side to move);
     with the game phase in the data (caches made since the "own" value head), the value MSE of
     each third of the game and the policy top-1 / top-5 by move number too. heldout: the
-    held-out Positions already on the model's device (made here when None)."""
+    held-out Positions already on the model's device (made here when None). limit: score that
+    many positions spread evenly over the held-out ones (which come file by file, so the first
+    ones may all be of one run, kept for the value alone); the move figures are nan when no
+    scored position has a move target."""
     model.eval()
     dev = next(model.parameters()).device
     pos = heldout if heldout is not None else Positions(data, "heldout", dev)
-    n = pos.n if limit is None else min(limit, pos.n)
+    if limit is None or limit >= pos.n:
+        picked = np.arange(pos.n)
+    else:
+        picked = np.unique(np.linspace(0, pos.n - 1, max(1, limit)).round().astype(np.int64))
+    n = len(picked)
+    picked_dev = torch.as_tensor(picked, device=dev)
     nll = 0.0
     hit1, hit5, se = (torch.zeros(n, device=dev) for _ in range(3))
     for s in range(0, n, batch):
-        idx = torch.arange(s, min(n, s + batch), device=dev)
+        at = torch.arange(s, min(n, s + batch), device=dev)
+        idx = picked_dev[at]
         x, move, value, _ = pos.batch(idx)
         if dev.type == "cuda":
             x = x.contiguous(memory_format=torch.channels_last)
@@ -57,22 +66,23 @@ def evaluate(model, data, limit=None, batch=256, heldout=None):
         _check_value_shape(v, value)
         nll += policy_loss(logits, move, pos.policy_targets(idx), reduction="sum").item()
         best5 = logits.topk(5, dim=1).indices
-        hit1[idx] = (best5[:, 0] == move).float()
-        hit5[idx] = (best5 == move[:, None]).any(dim=1).float()
-        se[idx] = (v - value) ** 2
+        hit1[at] = (best5[:, 0] == move).float()
+        hit5[at] = (best5 == move[:, None]).any(dim=1).float()
+        se[at] = (v - value) ** 2
     train_mode(model)
     hit1, hit5, se = hit1.cpu().numpy(), hit5.cpu().numpy(), se.cpu().numpy()
     # the move figures over the positions with a move target (a self-play position kept for
     # its value alone has none); the value's over all of them
-    has = pos.move[:n].cpu().numpy() >= 0
+    has = pos.move[picked_dev].cpu().numpy() >= 0
     hit1, hit5 = np.where(has, hit1, np.nan), np.where(has, hit5, np.nan)
-    npol = max(1, int(has.sum()))
-    out = {"positions": n, "policy_positions": int(has.sum()),
-           "policy_top1": float(np.nansum(hit1) / npol), "policy_top5": float(np.nansum(hit5) / npol),
-           "policy_nll": nll / npol, "value_mse": float(se.mean())}
+    npol = int(has.sum())
+    per = (lambda x: x / npol) if npol else (lambda x: float("nan"))
+    out = {"positions": n, "policy_positions": npol,
+           "policy_top1": per(float(np.nansum(hit1))), "policy_top5": per(float(np.nansum(hit5))),
+           "policy_nll": per(nll), "value_mse": float(se.mean())}
     if "heldout_ply" in data:
-        ply = data["heldout_ply"][:n].astype(np.int64)
-        third = np.minimum(2, 3 * ply // np.maximum(1, data["heldout_plies"][:n].astype(np.int64)))
+        ply = data["heldout_ply"][picked].astype(np.int64)
+        third = np.minimum(2, 3 * ply // np.maximum(1, data["heldout_plies"][picked].astype(np.int64)))
         for k, name in enumerate(("first", "middle", "last")):
             sel = third == k
             out[f"value_mse_{name}_third"] = float(se[sel].mean()) if sel.any() else float("nan")

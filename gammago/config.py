@@ -22,7 +22,7 @@ from gammago import gammas
 from gammago import rules as _rules
 from gammago import tree as _tree
 from gammago.retired import RETIRED, RETIRED_AT
-from gammago.root_search import RATE_VISITS, REPLY_WEIGHT, ROOT_CHILDREN, ROOT_CPUCT
+from gammago.root_search import ROOT_CHILDREN, ROOT_CPUCT
 from gammago.rules import DEFAULT as RULES_DEFAULT
 
 TREE = _tree.DEFAULTS        # the tree's parameters as pyx/tree.pyx sets them
@@ -233,14 +233,6 @@ class EngineConfig:
                                  help="net-root: root moves searched (the net's best)")
     net_cpuct: float = _setting(ROOT_CPUCT, ok=_ge(0),
                                 help="net-root: PUCT weight of the net's priors at the root")
-    net_replies: float = _setting(
-        REPLY_WEIGHT, ok=_in(0, 1),
-        help="net-root: the net's policy weight in the ratings of the replies to each root move "
-             "(the gammas' the rest; 0: the gammas alone)")
-    net_rate_visits: int = _setting(
-        RATE_VISITS, ok=_ge(0),
-        help="net-root with net_replies: deeper nodes get the net's policy too once they have "
-             "this many visits (0: the replies alone)")
     policy_temperature: float = _setting(
         0.0, ok=_ge(0), help="net-policy / gamma-policy: 0 plays the policy's best move, T > 0 "
                              "samples moves by p^(1/T) (seeded by --seed)")

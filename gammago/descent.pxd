@@ -15,6 +15,3 @@ cdef int expand_node(tree_t* t, int32_t idx, const board_t* b, int depth) noexce
 # virtual loss), expand, roll out, add the result along the path and to w's ownership and
 # criticality counts
 cdef void descend(tree_t* t, worker_t* w) noexcept nogil
-# a child's rating in [0, 1] from its prior r and its best sibling's best: log-scaled, 1 for the
-# best, 0 four decades below it (what expand_node gives the prior's ratings)
-cdef float prior_rating(double r, double best) noexcept nogil

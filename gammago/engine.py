@@ -162,7 +162,6 @@ class Engine:
                 self.net, lambda: _tree.Search(self.nodes, seed=cfg.seed, budget=self.budget,
                                                **cfg.tree_params(self.board.size)),
                 lam=lam, children=cfg.net_children, c_puct=cfg.net_cpuct,
-                reply_weight=cfg.net_replies, rate_visits=cfg.net_rate_visits,
                 max_nodes=self.nodes)
             if cfg.mode == "net-root":
                 self.search = self._root_search

@@ -250,23 +250,16 @@ class Net:
         w = w / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
         return dict(zip(moves, w.tolist()))
 
-    def child_evaluations(self, board, vertices):
-        """The position after each move, evaluated in one batch: ({vertex: value for the side
-        to move at `board`}, {vertex: policy probabilities [n*n+1] there, for the side to move
-        after it}). Illegal vertices raise ValueError."""
+    def child_values(self, board, vertices):
+        """{vertex: value for the side to move at `board`} of the position after each move,
+        evaluated in one batch. Illegal vertices raise ValueError."""
         children = []
         for v in vertices:
             child = board.copy()
             child.play(v)
             children.append(child)
-        probs, values = self.evaluate(children)
-        return ({v: -float(x) for v, x in zip(vertices, values)},
-                {v: p for v, p in zip(vertices, probs)})
-
-    def child_values(self, board, vertices):
-        """{vertex: value for the side to move at `board`} of the position after each move,
-        evaluated in one batch. Illegal vertices raise ValueError."""
-        return self.child_evaluations(board, vertices)[0]
+        _probs, values = self.evaluate(children)
+        return {v: -float(x) for v, x in zip(vertices, values)}
 
     def best_move(self, board, allow_pass=False):
         """The legal move the policy likes most (net policy alone, no search); pass if none."""

@@ -16,10 +16,6 @@ ROOT_BATCH = 16         # playouts per visit of a root child before the root sel
 ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
 GUMBEL_VISIT = 50       # Gumbel root: sigma(q) = (GUMBEL_VISIT + max visits) * GUMBEL_SCALE * q,
 GUMBEL_SCALE = 0.1      # with visits counted in root batches (mctx's c_visit and c_scale)
-REPLY_WEIGHT = 0.0      # weight of the net's policy in the ratings of the replies to each root move
-                        # (the root of each child tree), the gamma prior's the rest
-RATE_VISITS = 0         # with REPLY_WEIGHT: a deeper node of a child tree is rated by the net's policy
-                        # too once it has this many visits (0: the child trees' roots alone)
 FORCED_K = 2.0          # forced playouts' k (KataGo): n_forced(a) = sqrt(k * P(a) * N) root batches
 ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
                         # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
@@ -57,15 +53,9 @@ class RootSearch:
     """
 
     def __init__(self, net, make_search, lam=ROOT_LAMBDA, children=ROOT_CHILDREN, batch=ROOT_BATCH,
-                 c_puct=ROOT_CPUCT, max_nodes=0, reply_weight=REPLY_WEIGHT,
-                 rate_visits=RATE_VISITS):
+                 c_puct=ROOT_CPUCT, max_nodes=0):
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"net lambda must be in [0, 1], not {lam}")
-        if not 0.0 <= reply_weight <= 1.0:
-            raise ValueError(f"net reply weight must be in [0, 1], not {reply_weight}")
-        if rate_visits < 0:
-            raise ValueError(f"net rate visits must be >= 0, not {rate_visits}")
-        self.reply_weight, self.rate_visits = float(reply_weight), int(rate_visits)
         self.net, self.make_search, self.lam = net, make_search, float(lam)
         self.nchildren, self.batch, self.c_puct = int(children), int(batch), float(c_puct)
         self.max_nodes = int(max_nodes)   # 0: each tree keeps its own pool
@@ -82,8 +72,6 @@ class RootSearch:
         self._logits = {}         # with _gumbel: {vertex: log prior} of every legal root move
         self._halving = None      # with _gumbel: sequential halving's state in this search
         self._forced = 0.0        # set_forced: forced playouts' k for self-play (0: off)
-        self._old_rated = (set(), ())   # with _old: the paths its tree's net ratings are at, and
-                                        # the moves from its root to the new position
 
     # configuration calls of tree.Search (tree parameters, child ordering, rollout policy):
     # remembered and passed on to every child tree, present and future
@@ -137,7 +125,6 @@ class RootSearch:
                 old = k["search"]
                 old.set_root(board, moves[1:])
                 self._old = (old, ())
-                self._old_rated = (k["rated"], moves[1:])
                 return sum(v for _, v, _, _ in old.children())
         return 0
 
@@ -247,12 +234,9 @@ class RootSearch:
             moves = ["pass"]
             pri = {"pass": 1.0}
         total = sum(pri[m] for m in moves) or 1.0
-        # the net at every root child's position, in one batch: its value is net(a), and its
-        # policy (with reply_weight) rates the replies at the child tree's root
-        values, policies = self.net.child_evaluations(b, moves)
+        values = self.net.child_values(b, moves)
         self.kids = []
         old, self._old = self._old, None
-        rated_before, self._old_rated = self._old_rated, (set(), ())
         for m in moves:
             child = b.copy()
             child.play(m)
@@ -261,20 +245,12 @@ class RootSearch:
                 getattr(s, name)(*args, **kw)
             s.set_root(child, None)
             k = {"move": m, "point": b.point(m), "prior": pri[m] / total,
-                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "pending": 0, "rate": None,
-                 "board": child, "rated": set(), "next_rating": self.rate_visits}
+                 "net": (values[m] + 1) / 2, "search": s, "visits": 0, "pending": 0, "rate": None}
             if old is not None:
                 if self.max_nodes:
                     s.limit_nodes(self.max_nodes - self.nodes)
                 k["visits"] = s.graft(old[0], old[1] + (k["point"],))
                 k["rate"] = self._rollout_rate(k)
-                # the nodes the net rated in the old tree keep their ratings (once is enough)
-                pre = tuple(rated_before[1]) + (k["point"],)
-                k["rated"] = {p[len(pre):] for p in rated_before[0] if p[:len(pre)] == pre}
-                k["next_rating"] = k["visits"] + self.rate_visits
-            if self.reply_weight > 0 and () not in k["rated"]:
-                s.rate_by(policies[m], self.reply_weight)
-                k["rated"].add(())
             self.kids.append(k)
         if self._gumbel is not None:
             g = self._gumbel[1].gumbel(size=len(self.kids))
@@ -423,12 +399,6 @@ class RootSearch:
                 k = self._select()
                 n = min(self.batch, left)
                 s = k["search"]
-                if self.rate_visits and self.reply_weight > 0 and not k["pending"] \
-                        and k["visits"] >= k["next_rating"]:
-                    # under the lock and with no batch running on this tree, so its nodes
-                    # hold still
-                    self._rate_deeper(k)
-                    k["next_rating"] = k["visits"] + self.rate_visits
                 if self.max_nodes and not k["pending"]:
                     # what the others leave; only while no other thread runs this tree
                     # (tree.Search.limit_nodes is for between runs): a tree that is busy keeps
@@ -444,33 +414,6 @@ class RootSearch:
                 if got:
                     k["rate"] = self._rollout_rate(k)
         self._stop = True
-
-    def _rate_deeper(self, k):
-        """The net's policy into the ratings of the nodes of root child k's tree that have
-        rate_visits visits and no net rating yet (tree.Search.rate_by, reply_weight), in one
-        batch. A node's children are visited no more than it is, so only nodes over the
-        threshold are walked."""
-        s, due, stack = k["search"], [], [()]
-        while stack:
-            path = stack.pop()
-            for p, v, _, _ in s.children(path):
-                if v >= self.rate_visits:
-                    q = path + (p,)
-                    if q not in k["rated"]:
-                        due.append(q)
-                    stack.append(q)
-        if not due:
-            return
-        boards = []
-        for path in due:
-            b = k["board"].copy()
-            for p in path:
-                b.play(b.vertex(p))
-            boards.append(b)
-        probs, _ = self.net.evaluate(boards)
-        for path, policy in zip(due, probs):
-            s.rate_by(policy, self.reply_weight, path)
-            k["rated"].add(path)
 
     def run(self, threads=1, max_playouts=0, seconds=0.0, no_pass=False, seed=None):
         t0 = time.perf_counter()

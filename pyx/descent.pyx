@@ -48,9 +48,6 @@ cdef inline float _rating(double r, double best) noexcept nogil:
     x = 1.0 + log(r / best) / (RATING_LOG_DECADES * 2.302585092994046)
     return <float>(x if x > 0 else 0)
 
-cdef float prior_rating(double r, double best) noexcept nogil:
-    return _rating(r, best)
-
 cdef void _rate_sorted(tree_t* t, const board_t* b, const int16_t* moves, int n, rated_t* out,
                        float* best) noexcept nogil:
     """Prior ratings of moves by the side to move on b: the tree's prior, then the ladder

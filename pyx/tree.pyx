@@ -4,20 +4,17 @@ subtree reuse, runs on threads, results) and NodeBudget (the memory of one or mo
 nogil parts it drives are split as gammago/tree_state.pxd maps them: the node storage
 (pyx/node_pool), the selection and criticality (pyx/selection), one playout (pyx/descent) and
 the workers' loop (pyx/search_loop)."""
-from libc.stdlib cimport malloc, free, qsort
+from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 from libc.math cimport sqrt
 from libc.stdint cimport int64_t, int32_t, uint64_t
-from libc.stdint cimport int16_t
-from gammago.board cimport board_t, Board, board_copy, board_play, MAX_PTS, PASS
-from gammago.prior cimport prior_ladders
-from gammago.descent cimport expand_node, prior_rating
+from gammago.board cimport board_t, Board, board_copy, MAX_PTS
 from gammago.features cimport NFEAT
 from gammago.prior cimport prior_cheap, prior_gamma, prior_gamma_rollout
 from gammago.gamma_sampler cimport gamma_maker_t, rollout_make_gamma, rollout_release_gamma
 from gammago.tail cimport TAIL_RULES_DEFAULT
 from gammago.atomic cimport gg_loadi, gg_storei
-from gammago.node_pool cimport (node_t, chunk_t, budget_t, NODE_LEAF, NODE_EXPANDED, CHUNK_NODES,
+from gammago.node_pool cimport (node_t, chunk_t, budget_t, NODE_EXPANDED, CHUNK_NODES,
                                 chunks_for_nodes, budget_new, budget_drop, pool_init, pool_free,
                                 pool_clear, pool_copy_subtree, pool_keep_subtree)
 from gammago.tree_state cimport tree_t, params_t, rollout_maker_t, ND
@@ -46,17 +43,6 @@ NODES_PER_CHUNK = CHUNK_NODES
 def chunks_for(long long nodes):
     """Chunks of the pool that hold `nodes` nodes (at least 1)."""
     return chunks_for_nodes(nodes)
-
-
-cdef int _by_rating_desc(const void* a, const void* b) noexcept nogil:
-    """Nodes by rating, best first; ties by move (expand_node's order)."""
-    cdef float x = (<const node_t*>a).rating
-    cdef float y = (<const node_t*>b).rating
-    if x > y:
-        return -1
-    if x < y:
-        return 1
-    return (<const node_t*>a).move - (<const node_t*>b).move
 
 
 cdef class NodeBudget:
@@ -493,74 +479,6 @@ cdef class Search:
             out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
                         ch.rating))
         return out
-
-    def rate_by(self, probs, double weight, path=()):
-        """Mix a policy into the ratings of a node's children: the node reached by path (points
-        from the root; expanded first when it is a leaf), probs a policy over its position as a
-        net gives it (row-major size x size, then pass). Each child's rating becomes
-        (1 - weight) * its prior's rating + weight * the policy's, the policy's log-scaled as the
-        prior's are (1 for the best child, 0 four decades below) after the ladder reader's
-        adjustment, and the children are sorted again by rating, so progressive widening opens
-        them in the mixed order (a child already visited or expanded stays open). For net-root's
-        child trees (gammago.root_search): the net's policy at the root's children. Call it
-        between runs. Returns the children rated (0: the node is not there, or has no room)."""
-        cdef int32_t node = self._find(tuple(path))
-        cdef tree_t* t = &self.t
-        cdef node_t* nd
-        cdef node_t* ch
-        cdef int n = t.root.size, W = t.root.W, i, k, p, last = -1, err = 0
-        cdef int16_t moves[MAX_PTS + 1]
-        cdef float r[MAX_PTS + 1]
-        cdef node_t block[MAX_PTS + 1]
-        cdef double best = 0
-        cdef board_t* b
-        cdef double[::1] pv
-        import numpy as np
-        pr = np.ascontiguousarray(probs, dtype=np.float64).ravel()
-        if pr.shape[0] != n * n + 1:
-            raise ValueError(f"rate_by: a policy of {pr.shape[0]} entries for a {n}x{n} board "
-                             f"(want {n * n + 1})")
-        if not 0 <= weight <= 1:
-            raise ValueError(f"rate_by: weight {weight} is not in [0, 1]")
-        if node < 0:
-            return 0
-        pv = pr
-        b = <board_t*>malloc(sizeof(board_t))
-        if b == NULL:
-            raise MemoryError()
-        board_copy(b, t.root)
-        for m in path:
-            board_play(b, m, b.to_move)
-        nd = ND(t, node)
-        if nd.state == NODE_LEAF:
-            expand_node(t, node, b, len(path))
-        if nd.state != NODE_EXPANDED:
-            free(b)
-            return 0
-        k = nd.nchildren
-        for i in range(k):
-            p = ND(t, nd.first + i).move
-            moves[i] = p
-            r[i] = <float>(pv[n * n] if p == PASS else pv[(p // W - 1) * n + p % W - 1])
-        prior_ladders(b, b.to_move, moves, k, r)
-        free(b)
-        for i in range(k):
-            if r[i] > best:
-                best = r[i]
-        if best <= 0:
-            return 0
-        for i in range(k):
-            ch = ND(t, nd.first + i)
-            ch.rating = <float>((1 - weight) * ch.rating + weight * prior_rating(r[i], best))
-            block[i] = ch[0]
-        qsort(block, k, sizeof(node_t), _by_rating_desc)
-        for i in range(k):
-            ND(t, nd.first + i)[0] = block[i]
-            if block[i].visits > 0 or block[i].state != NODE_LEAF:
-                last = i
-        if nd.nopen < last + 1:
-            nd.nopen = last + 1
-        return k
 
     cdef int32_t _find(self, path):
         cdef int32_t node = 0, i, found

@@ -299,78 +299,6 @@ def test_root_search_mixes_net_value_and_rollouts():
 
 
 @needs_model
-def test_root_search_rates_the_replies_by_the_nets_policy():
-    """With reply_weight, each root child's tree opens the replies in the order of the net's
-    policy at the child's position (mixed with the gammas' ratings below weight 1); without it,
-    in the gammas' order; a weight outside [0, 1] is refused."""
-    from gammago import tree
-    net = N.Net(SHIPPED, symmetry="average")
-    b = position(9)
-    orders = {}
-    for w in (0.0, 1.0):
-        rs = RootSearch(net, lambda: tree.Search(5000, seed=1), children=3, reply_weight=w)
-        rs.set_root(b)
-        rs.run(1, 96)
-        orders[w] = {k["move"]: [m for m, _, _, _ in k["search"].children()] for k in rs.kids}
-    for move, order in orders[1.0].items():
-        child = b.copy()
-        child.play(move)
-        pri = net.priors(child)
-        assert child.vertex(order[0]) == max(pri, key=pri.get), move
-    assert orders[0.0] != orders[1.0]
-    with pytest.raises(ValueError, match="reply weight"):
-        RootSearch(net, lambda: tree.Search(5000, seed=1), reply_weight=1.5)
-    with pytest.raises(ValueError, match="rate visits"):
-        RootSearch(net, lambda: tree.Search(5000, seed=1), reply_weight=1.0, rate_visits=-1)
-
-
-@needs_model
-def test_root_search_rates_deeper_nodes_once_they_have_the_visits():
-    """With rate_visits, a node of a child tree is rated by the net's policy at its position
-    once it has that many visits, each node once; the ratings a kept subtree had stay its own
-    after the move (not rated again)."""
-    from gammago import tree
-    net = N.Net(SHIPPED, symmetry="average")
-    b = position(9)
-    rs = RootSearch(net, lambda: tree.Search(20000, seed=1), children=2, reply_weight=1.0,
-                    rate_visits=40)
-    rs.set_root(b)
-    rs.run(1, 1200)
-    deep = [(k, p) for k in rs.kids for p in k["rated"] if p]
-    assert deep, [k["rated"] for k in rs.kids]
-    for k, path in deep:
-        assert len(path) < 2 or path[:-1] in k["rated"]        # walked from the top
-        node = k["board"].copy()
-        for p in path:
-            node.play(node.vertex(p))
-        pri = net.priors(node)
-        first = k["search"].children(path)[0][0]
-        assert node.vertex(first) == max(pri, key=pri.get), path
-    # every node with the visits is rated, and none with fewer (the last check came before
-    # the last batches, so a node may have passed the threshold since)
-    for k in rs.kids:
-        for path in k["rated"] - {()}:
-            parent = k["search"].children(path[:-1])
-            assert dict((p, v) for p, v, _, _ in parent)[path[-1]] >= 40
-    # after our move and a reply, the new child trees keep the old ratings below them
-    k = max(rs.kids, key=lambda k: k["visits"])
-    reply = max((p[0] for p in k["rated"] if len(p) == 2),
-                key=lambda r: sum(1 for p in k["rated"] if p[:1] == (r,)))
-    kept = {p[1]: {q[2:] for q in k["rated"] if q[:2] == p} for p in k["rated"]
-            if len(p) == 2 and p[0] == reply}
-    moved = b.copy()
-    moved.play(k["move"])
-    moved.play(moved.vertex(reply))
-    rs.nchildren = 20
-    rs.set_root(moved, (k["point"], reply))
-    rs.run(1, 32)
-    again = [x for x in rs.kids if x["point"] in kept]
-    assert again
-    for x in again:
-        assert kept[x["point"]] <= x["rated"] and () in x["rated"]
-
-
-@needs_model
 def test_root_children_share_one_node_budget():
     """The child trees share max_nodes: the favourite grows past an even split of it, the total
     never passes it, and the search says it is full when the budget is spent."""
@@ -627,8 +555,8 @@ def test_root_search_reads_ladders_on_the_nets_priors():
             pri["E4"] = 10.0 * max(pri.values())
             return pri
 
-        def child_evaluations(self, *args, **kw):
-            return self.net.child_evaluations(*args, **kw)
+        def child_values(self, *args, **kw):
+            return self.net.child_values(*args, **kw)
 
     net = LikesTheEscape(N.Net(SHIPPED, seed=1))
     for ladders in (False, True):

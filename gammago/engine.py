@@ -507,6 +507,14 @@ class Engine:
             root.set_forced(k)
         return root is not None
 
+    def root_pruned_visits(self, board):
+        """{vertex: visits} of net-root's root children after KataGo's policy target pruning
+        (RootSearch.pruned_visits), for the position `board` the last search ran on; {} where
+        the search that plays this board size is the rollouts-only tree, or the last search was
+        of another position."""
+        root = self._net_root_search()
+        return root.pruned_visits(board) if root is not None else {}
+
     def _net_root_search(self):
         """net-root's RootSearch where it is the search that plays this board size, else None."""
         root = self._root_search

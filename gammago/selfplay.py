@@ -163,8 +163,8 @@ def play_game(cfg, index, stop=None):
             break
         visits = {d["move"]: int(d["visits"]) for d in infos}
         pruned = {}
-        if full and move not in ("pass", "resign") and hasattr(eng.search, "pruned_visits"):
-            pruned = {m: v for m, v in eng.search.pruned_visits(board).items() if v > 0}
+        if full and move not in ("pass", "resign"):
+            pruned = {m: v for m, v in eng.root_pruned_visits(board).items() if v > 0}
         sampled, improved = False, None
         if gumbel and move not in ("pass", "resign"):
             chosen, improved = eng.search.gumbel_choice(board), eng.search.improved_policy(board)

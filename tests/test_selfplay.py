@@ -451,10 +451,16 @@ def test_forced_playouts_reach_every_child_and_pruning_takes_them_out():
             assert rs.q(k) + rs.c_puct * k["prior"] * sq / (1 + pruned[k["move"]]) < top
         if pruned[k["move"]] == 0:
             assert k["visits"] == 0 or rs.q(k) < top
-    # no entries for another position, nothing forced once off
+    # the engine gives the same for the searched position, none for another
+    assert eng.root_pruned_visits(eng.board) == pruned
     other = eng.board.copy()
     other.play(best)
-    assert rs.pruned_visits(other) == {}
+    assert rs.pruned_visits(other) == {} == eng.root_pruned_visits(other)
+    # the rollouts-only tree has no pruned visits
+    flat = Engine(EngineConfig(mode="rollouts", playouts=200, seed=3))
+    flat.new_game(9, 7)
+    flat.decide("b")
+    assert flat.root_pruned_visits(flat.board) == {}
     eng.set_root_forced(0)
     assert rs._forced == 0
     with pytest.raises(ValueError):

@@ -367,3 +367,27 @@ def test_value_loss_refuses_mismatched_shapes():
     x = torch.zeros(2, P.PLANES, 9, 9)
     with pytest.raises(ValueError, match="value output"):
         net_training.train_step(model, opt, x, torch.zeros(2, dtype=torch.long), torch.ones(2))
+
+
+def test_a_partial_held_out_check_spreads_over_the_held_out_positions():
+    """evaluate(limit=N) scores N positions spread over the held-out ones, so held-out positions
+    that begin with a run's value-only positions (no move target) still give move figures; with
+    none scored that has a move target they are nan, not 0."""
+    pytest.importorskip("torch")
+    from gammago import net_model, net_training
+    rng = np.random.default_rng(7)
+    x, v = _synthetic_value_data(400, rng)
+    move = np.full(400, SIZE * SIZE, np.int16)
+    move[:200] = -1                       # the first half: value-only positions
+    data = {"heldout_x": x, "heldout_value": v, "heldout_move": move,
+            "heldout_ply": np.arange(400, dtype=np.int16) % 90, "heldout_plies": np.full(400, 90, np.int16)}
+    model = net_model.GoNet(blocks=1, channels=8, head=8, value_hidden=8)
+    part = net_training.evaluate(model, data, limit=100)
+    assert part["positions"] == 100 and 40 <= part["policy_positions"] <= 60
+    assert 0.0 <= part["policy_top1"] <= 1.0
+    whole = net_training.evaluate(model, data)
+    assert whole["positions"] == 400 and whole["policy_positions"] == 200
+    data["heldout_move"] = np.full(400, -1, np.int16)
+    none = net_training.evaluate(model, data, limit=100)
+    assert none["policy_positions"] == 0 and np.isnan(none["policy_top1"]) and np.isnan(none["policy_nll"])
+    assert none["value_mse"] == pytest.approx(part["value_mse"], rel=1e-5)

@@ -32,6 +32,9 @@ def record_name(path):
     return f"{os.path.basename(os.path.dirname(games))}/{os.path.basename(path)}"
 
 
+HELDOUT_PERMILLE = 50    # games held out, per mille (the trainer's default split)
+
+
 def is_heldout(name, permille):
     return zlib.crc32(name.encode()) % 1000 < permille
 
@@ -97,7 +100,7 @@ def game_positions(rec, value_per_game, rng, topk=TOPK, policy_target="visits", 
     return out
 
 
-def read_positions(paths, value_per_game=8, heldout_permille=50, seed=1, size=None, topk=TOPK,
+def read_positions(paths, value_per_game=8, heldout_permille=HELDOUT_PERMILLE, seed=1, size=None, topk=TOPK,
                    progress=True, policy_target="visits", value_q=0.0):
     """The positions of every self-play record under paths (run folders or record files), in
     train_net's dataset layout: {which}_x packed planes, _move (the most visited move, -1 for a

@@ -40,7 +40,7 @@ import time
 import numpy as np
 
 from gammago.net import VALUE_HEADS
-from gammago.selfplay_data import POLICY_TARGETS
+from gammago.selfplay_data import HELDOUT_PERMILLE, POLICY_TARGETS
 
 EXTRA = ("torch", "onnx")          # what the [train] extra installs and the command needs
 INSTALL = 'pip install -e ".[train]"'
@@ -64,7 +64,7 @@ def add_arguments(p):
                    help="--selfplay: the value target mixes the search's win rate at the position "
                         "into the game's result at weight W (0: the result alone); held-out "
                         "figures stay against the result")
-    p.add_argument("--heldout-permille", type=int, default=50,
+    p.add_argument("--heldout-permille", type=int, default=HELDOUT_PERMILLE,
                    help="--selfplay: games held out, per mille (by a hash of the run and game names)")
     p.add_argument("--board-sizes", default=None,
                    help="the sizes the engine may pick the model for, in its metadata (default: "

@@ -21,7 +21,7 @@ from scipy.stats import spearmanr
 from gammago import net as N
 from gammago import selfplay_record as R
 from gammago.board import Board
-from gammago.selfplay_data import is_heldout, record_name
+from gammago.selfplay_data import HELDOUT_PERMILLE, is_heldout, record_name
 
 MIN_VISITS = 32        # two root batches: a move the search looked at beyond its first batch
 
@@ -66,7 +66,8 @@ def main(argv=None):
     p.add_argument("nets", nargs="+", help="ONNX models to score")
     p.add_argument("--selfplay", nargs="+", required=True, metavar="RUN", help="self-play run folders")
     p.add_argument("--positions", type=int, default=400, help="positions drawn from the held-out games")
-    p.add_argument("--heldout-permille", type=int, default=50, help="the trainer's split (its default)")
+    p.add_argument("--heldout-permille", type=int, default=HELDOUT_PERMILLE,
+                   help="the trainer's split (its default)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     pos = positions(args.selfplay, args.positions, args.heldout_permille, args.seed)

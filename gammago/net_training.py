@@ -106,13 +106,15 @@ def train_mode(model):
             part.eval()
 
 
-def value_head_only(model):
-    """Freeze everything but a freshly initialised value head (to retrain a value head on the
-    trunk the policy taught)."""
+def value_head_only(model, fresh=True):
+    """Freeze everything but the value head (to retrain a value head on the trunk the policy
+    taught): a freshly initialised one, or with fresh=False the one the model has (to fine-tune
+    it on other positions, e.g. self-play's, leaving the policy as it was)."""
     model.value_only = True
     for p in model.parameters():
         p.requires_grad_(False)
-    model.reset_value_head()
+    if fresh:
+        model.reset_value_head()
     for p in model.value_parameters():
         p.requires_grad_(True)
 

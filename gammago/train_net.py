@@ -117,8 +117,9 @@ def add_arguments(p):
     p.add_argument("--heldout-max", type=int, default=0, help="at most this many games in --heldout-tar")
     p.add_argument("--no-train", action="store_true", help="stop after the data (and held-out files)")
     p.add_argument("--init", default=None, help="start from these weights (a .pt written by train-net)")
-    p.add_argument("--value-only", action="store_true",
-                   help="train only a freshly initialised value head on the frozen rest of --init")
+    p.add_argument("--value-only", nargs="?", const="fresh", choices=("fresh", "keep"), default=None,
+                   help="train only the value head, on the frozen rest of --init: a freshly "
+                        "initialised one (fresh, the default) or --init's own, fine-tuned (keep)")
 
 
 def command_line(args):
@@ -291,7 +292,7 @@ def main(args):
         with open(os.path.splitext(args.init)[0] + ".json") as fh:
             base = json.load(fh)
     if args.value_only:
-        value_head_only(model)
+        value_head_only(model, fresh=args.value_only == "fresh")
     resume = None
     if args.resume and os.path.exists(args.checkpoint):
         try:

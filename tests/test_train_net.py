@@ -391,3 +391,50 @@ def test_a_partial_held_out_check_spreads_over_the_held_out_positions():
     none = net_training.evaluate(model, data, limit=100)
     assert none["policy_positions"] == 0 and np.isnan(none["policy_top1"]) and np.isnan(none["policy_nll"])
     assert none["value_mse"] == pytest.approx(part["value_mse"], rel=1e-5)
+
+
+def test_value_only_keep_fine_tunes_the_value_head_and_leaves_the_policy_as_it_was():
+    """--value-only keep: the value head starts from --init's weights and is the only part that
+    learns (the policy's output does not move); --value-only (fresh) starts the head anew."""
+    torch = pytest.importorskip("torch")
+    from gammago import net_batches, net_model, net_training
+    rng = np.random.default_rng(7)
+    torch.manual_seed(7)
+    x, v = _synthetic_value_data(64, rng)
+    data = {"train_x": x, "train_value": v, "train_move": np.full(64, SIZE * SIZE, np.int16)}
+    base = net_model.GoNet(blocks=1, channels=8, head=8, value_hidden=8)
+    with torch.no_grad():
+        for p in base.value_parameters():
+            p.add_(0.1 * torch.randn_like(p))  # a value head unlike a fresh one
+    state = {k: t.clone() for k, t in base.state_dict().items()}
+
+    fresh = net_model.GoNet(blocks=1, channels=8, head=8, value_hidden=8)
+    fresh.load_state_dict(state)
+    net_training.value_head_only(fresh)
+    assert not torch.equal(dict(fresh.named_parameters())["v_fc.0.weight"], state["v_fc.0.weight"])
+
+    model = net_model.GoNet(blocks=1, channels=8, head=8, value_hidden=8)
+    model.load_state_dict(state)
+    net_training.value_head_only(model, fresh=False)
+    for name, p in model.named_parameters():
+        assert p.requires_grad == name.startswith("v_"), name
+        assert torch.equal(p, state[name]), name
+    probe = net_batches.batch_tensors(data, "train", np.arange(8), rng, False)[0]
+    model.eval()
+    with torch.no_grad():
+        policy_before, value_before = model(probe)
+    opt = net_training.make_optimizer(model, "adam", 0.01, 0.01)
+    for _ in range(20):
+        net_training.train_mode(model)
+        idx = np.sort(rng.choice(64, 16, replace=False))
+        xb, move, value = net_batches.batch_tensors(data, "train", idx, rng, True)
+        net_training.train_step(model, opt, xb, move, value)
+    model.eval()
+    with torch.no_grad():
+        policy_after, value_after = model(probe)
+    assert torch.allclose(policy_after, policy_before)
+    assert not torch.allclose(value_after, value_before)
+    assert not torch.equal(dict(model.named_parameters())["v_fc.0.weight"], state["v_fc.0.weight"])
+    for name, t in model.state_dict().items():
+        if not name.startswith("v_"):
+            assert torch.equal(t, state[name]), name     # batch-norm statistics of the trunk too

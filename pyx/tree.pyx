@@ -423,6 +423,17 @@ cdef class Search:
         return ND(&self.t, 0).visits
 
     @property
+    def root_winrate(self):
+        """Mean result of every playout through the root, those kept from a reused or grafted
+        subtree too, for the player who moved into the root position (the one not to move
+        there); None before the first. Unlike an average over the root's children it counts
+        the playouts a kept subtree's root had before it was expanded (expand_visits)."""
+        cdef node_t* nd = ND(&self.t, 0)
+        if nd.visits <= 0:
+            return None
+        return nd.wins2 * 0.5 / nd.visits
+
+    @property
     def nodes(self):
         return min(self.t.pool.top, self.t.pool.cap, self.t.pool.nchunks * CHUNK_NODES)
 

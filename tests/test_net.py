@@ -391,6 +391,39 @@ def test_root_search_keeps_the_work_below_the_moves_played():
 
 
 @needs_model
+def test_a_root_childs_win_rate_counts_every_playout_through_it():
+    """A root child's rollout win rate is the mean of all the playouts through its tree's root.
+    After a move and its reply, each line kept from the old tree keeps that tree's win rate for
+    it, playouts made before it was expanded (expand_visits) included; an average over its
+    children left those out (a kept line of 42 visits read 0% from its children's 3 on 19x19,
+    where the nodes expand at 40 visits)."""
+    from gammago import tree
+    net = N.Net(SHIPPED, seed=1)
+    b = position(9)
+    rs = RootSearch(net, lambda: tree.Search(50000, seed=1, expand_visits=40), children=6,
+                    max_nodes=50000)
+    rs.set_root(b)
+    rs.run(1, 3000)
+    best = max(rs.kids, key=lambda k: k["visits"])
+    m1 = best["point"]
+    m2 = max(best["search"].children(), key=lambda c: c[1])[0]
+    below = {p: (v, w) for p, v, w, _ in best["search"].children((m2,)) if v}
+    b.play(b.vertex(m1))
+    b.play(b.vertex(m2))
+    rs.set_root(b, [m1, m2])
+    rs.prepare(1, 500)                       # the new root children, from the old tree's lines
+    differs = 0
+    for k in rs.kids:
+        if k["point"] in below:
+            v, w = below[k["point"]]
+            assert k["visits"] == v and abs(k["rate"] - w) < 1e-12
+            sub = k["search"].children()
+            n = sum(c[1] for c in sub)
+            differs += n < v
+    assert differs >= 1      # lines whose children hold fewer playouts than the line itself
+
+
+@needs_model
 def test_net_predict_scores_a_game():
     from gammago import sgf
     game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))

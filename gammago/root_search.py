@@ -292,8 +292,8 @@ class RootSearch:
         return k["search"].root_winrate
 
     def q(self, k):
-        """Mixed value of root child k; its rollout rate is cached after each batch (reading the
-        child tree's root children for every kid at every selection cost a quarter of the time)."""
+        """Mixed value of root child k; its rollout rate is read after each of its batches
+        (_rollout_rate), so a selection sees the whole batches of the other threads only."""
         r = k["rate"]
         return k["net"] if r is None else (1 - self.lam) * r + self.lam * k["net"]
 

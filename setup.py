@@ -1,6 +1,7 @@
-"""Build: every pyx/NAME.pyx becomes the extension gammago.NAME (its .pxd lives in gammago/)."""
-import glob
+"""Build: every pyx/SUB/NAME.pyx becomes the extension gammago.SUB.NAME, whose declarations are
+gammago/SUB/NAME.pxd (one concept, one folder name in both trees)."""
 import os
+from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -10,12 +11,15 @@ HOT = ["-O3", "-march=x86-64-v2"] if os.uname().machine == "x86_64" else ["-O3"]
 # GAMMAGO_MODULES=board,playout builds only those (handy while another module is mid-edit)
 ONLY = [m for m in os.environ.get("GAMMAGO_MODULES", "").split(",") if m]
 
-extensions = [
-    Extension(f"gammago.{name}", [path], extra_compile_args=HOT)
-    for path in sorted(glob.glob("pyx/*.pyx"))
-    for name in [os.path.splitext(os.path.basename(path))[0]]
-    if not ONLY or name in ONLY
-]
+
+def extension(path):
+    """pyx/a/b.pyx -> the extension gammago.a.b."""
+    module = ".".join(("gammago",) + path.relative_to("pyx").with_suffix("").parts)
+    return Extension(module, [str(path)], extra_compile_args=HOT)
+
+
+extensions = [extension(path) for path in sorted(Path("pyx").rglob("*.pyx"))
+              if not ONLY or path.stem in ONLY]
 
 setup(
     ext_modules=cythonize(

@@ -13,17 +13,17 @@ import sys
 
 # (name, module, one-line help)
 COMMANDS = [
-    ("bench", "gammago.bench", "playout, search and net speed figures (median of several runs)"),
-    ("gtp", "gammago.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
-    ("analysis", "gammago.analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain); logs to stderr"),
-    ("match", "gammago.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
-    ("compare", "gammago.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
-    ("selfplay", "gammago.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),
-    ("train-mm", "gammago.train_mm", "train move-feature gammas from SGF records with MM"),
-    ("train-net", "gammago.train_net", "train the policy/value net on SGF or self-play records, to ONNX (PyTorch)"),
-    ("train-balance", "gammago.train_balance", "simulation balancing of the rollout gammas on labelled positions"),
-    ("predict", "gammago.predict", "move-prediction accuracy of gammas or a net on SGF records"),
-    ("regress", "gammago.regress", "run GNU Go / Fuego regression suites (.tst) against a GTP engine"),
+    ("bench", "gammago.engine.bench", "playout, search and net speed figures (median of several runs)"),
+    ("gtp", "gammago.protocol.gtp", "play over GTP v2 (GUIs, servers, match runners); logs to stderr"),
+    ("analysis", "gammago.protocol.json_analysis", "KataGo's JSON analysis engine on stdin/stdout (KaTrain); logs to stderr"),
+    ("match", "gammago.arena.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
+    ("compare", "gammago.arena.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
+    ("selfplay", "gammago.engine.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),
+    ("train-mm", "gammago.moves.train_mm", "train move-feature gammas from SGF records with MM"),
+    ("train-net", "gammago.net.train_net", "train the policy/value net on SGF or self-play records, to ONNX (PyTorch)"),
+    ("train-balance", "gammago.engine.train_balance", "simulation balancing of the rollout gammas on labelled positions"),
+    ("predict", "gammago.moves.predict", "move-prediction accuracy of gammas or a net on SGF records"),
+    ("regress", "gammago.arena.regress", "run GNU Go / Fuego regression suites (.tst) against a GTP engine"),
 ]
 
 # command: (the optional extra it needs, the modules that extra installs)

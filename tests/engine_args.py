@@ -1,7 +1,7 @@
 """The engine's command line as the tests parse it: gammago gtp's flags (EngineConfig) alone."""
 import argparse
 
-from gammago.config import EngineConfig
+from gammago.engine.settings import EngineConfig
 
 
 def engine_parser():

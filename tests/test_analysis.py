@@ -18,9 +18,9 @@ import time
 
 import pytest
 
-from gammago.analysis import (AnalysisServer, QueryError, build_answer, handicap_bonus,
+from gammago.protocol.json_analysis import (AnalysisServer, QueryError, build_answer, handicap_bonus,
                               parse_query, parse_rules)
-from gammago.engine import Engine, EngineConfig
+from gammago.engine.engine import Engine, EngineConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME9 = os.path.join(ROOT, "tests", "games9", "selfplay-game_0001.sgf")

@@ -1,4 +1,4 @@
-"""Simulation balancing: the gradient playouts of pyx/balance.pyx, the parameter map and the
+"""Simulation balancing: the gradient playouts of pyx/rollout/balance.pyx, the parameter map and the
 `gammago train-balance` command, and `--rollout-gammas` in the engine."""
 import gzip
 import json
@@ -9,14 +9,15 @@ import sys
 import numpy as np
 import pytest
 
-from gammago import balance, tail
-from gammago import features as F
-from gammago import gammas as G
-from gammago.board import Board
-from gammago.config import EngineConfig, rollout_gammas
-from gammago.engine import Engine
-from gammago.rollout import GammaPolicy
-from gammago.train_balance import param_map, table_from
+from gammago.rollout import balance
+from gammago.rollout import tail
+from gammago.moves import features as F
+from gammago.moves import gammas as G
+from gammago.go.board import Board
+from gammago.engine.settings import EngineConfig, rollout_gammas
+from gammago.engine.engine import Engine
+from gammago.rollout.gamma_policy import GammaPolicy
+from gammago.engine.train_balance import param_map, table_from
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = os.path.join(ROOT, "tests", "games9")
@@ -56,9 +57,9 @@ def test_value_is_the_rollouts_policy(light_after, rules):
 
 def test_the_tails_lone_stone_and_seki_rules_follow_the_board_size():
     """Unset, the light tail's rules are the engine's for the board's size (the lone-stone and
-    seki rules on below 13x13, off from 13x13 up: gammago.config.rollout_tail_lone_for,
+    seki rules on below 13x13, off from 13x13 up: gammago.engine.settings.rollout_tail_lone_for,
     rollout_tail_seki_for); set, they are as given."""
-    from gammago.config import rollout_tail_for, rollout_tail_lone_for, rollout_tail_seki_for
+    from gammago.engine.settings import rollout_tail_for, rollout_tail_lone_for, rollout_tail_seki_for
     for size, moves in ((7, ["D4", "C3", "E3", "C5"]), (13, ["D4", "K10", "K4", "D10"])):
         t = _table(size)
         b = _position(size, moves)
@@ -238,8 +239,8 @@ def test_train_balance_end_to_end(tmp_path):
 def test_unreadable_label_cache_is_named_and_relabelled(tmp_path, capsys):
     """A label cache that is not gzip (though named .gz) or not JSON is named on stderr, the
     positions are labelled again, and a good cache is written in its place."""
-    from gammago import sgf
-    from gammago.train_balance import load_or_label, sample_positions
+    from gammago.go import sgf
+    from gammago.engine.position_labels import load_or_label, sample_positions
     games = [g for g in sgf.iter_games([GAMES], max_games=1)]
     positions = sample_positions(games, 2, 4, 1)
     for name, junk in (("labels.json.gz", b"not gzip"), ("cut.json.gz", gzip.compress(b"{}")[:12]),
@@ -259,9 +260,8 @@ def test_label_cache_keys_positions_by_what_they_are(tmp_path, capsys):
     more is another position. A cache of version 1 (keyed by game name and move number) is
     read by the names of the games given, its other labels kept aside and written back."""
     import dataclasses
-    from gammago import sgf
-    from gammago.train_balance import (load_or_label, position_key, read_label_cache,
-                                       sample_positions)
+    from gammago.go import sgf
+    from gammago.engine.position_labels import load_or_label, position_key, read_label_cache, sample_positions
     game, other = list(sgf.iter_games([GAMES], max_games=2))
     renamed = dataclasses.replace(game, name="elsewhere/games.sgf#7")
     assert position_key(renamed, 20) == position_key(game, 20)
@@ -364,9 +364,8 @@ def test_label_engine_options_reach_the_labelling_search(tmp_path, capsys):
     engine parses them, train-balance's own settings win and may not be given, the search they
     make labels otherwise (uniform rollouts here), and a cache made by another search is not
     reused: it is named and labelled again, and records the options it was made with."""
-    from gammago import sgf
-    from gammago.train_balance import (label_engine_config, label_search, load_or_label,
-                                       read_label_cache, sample_positions)
+    from gammago.go import sgf
+    from gammago.engine.position_labels import label_engine_config, label_search, load_or_label, read_label_cache, sample_positions
     cfg = label_engine_config("--rollout-light-after 0 --rollout-tail-seki off", "net-root",
                               500, 7)
     assert (cfg.rollout_light_after, cfg.rollout_tail_seki) == (0, False)

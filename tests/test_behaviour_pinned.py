@@ -12,7 +12,7 @@ import os
 import pytest
 
 from gammago import shipped_dir
-from gammago.engine import Engine, EngineConfig
+from gammago.engine.engine import Engine, EngineConfig
 
 SHIPPED_MODEL = shipped_dir("models") / "gammago-net-b6c64.onnx"
 TOP = 4          # root children pinned per search (visits, best first)

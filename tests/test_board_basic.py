@@ -1,6 +1,6 @@
 import pytest
 
-from gammago.board import Board, IllegalMoveError, parse_vertex, format_vertex
+from gammago.go.board import Board, IllegalMoveError, parse_vertex, format_vertex
 
 
 def test_sizes():
@@ -40,7 +40,7 @@ def test_capture_and_illegal_moves_keep_state():
 def _eye_reference(b, vertex, color):
     """The playout eye rule written plainly: 4 neighbours own or off-board; diagonals hold at
     most one opponent stone, none when the point is on the edge."""
-    from gammago.board import parse_vertex, format_vertex
+    from gammago.go.board import parse_vertex, format_vertex
     row, col = parse_vertex(vertex, b.size)
 
     def at(r, c):

@@ -3,7 +3,7 @@ suicide, ko, positional superko (a triple ko), seki scoring, Benson pass-alive g
 3x3 codes at edges and corners, every board size, undo and setup stones."""
 import pytest
 
-from gammago.board import Board, IllegalMoveError
+from gammago.go.board import Board, IllegalMoveError
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
@@ -379,7 +379,7 @@ def test_empty_board_scores_nothing_and_komi():
 
 
 # ---------------------------------------------------------------------------------------------
-# 3x3 codes: exact values against the layout documented in gammago/board.pxd
+# 3x3 codes: exact values against the layout documented in gammago/go/board.pxd
 # ---------------------------------------------------------------------------------------------
 # off[k] for k = 0..7 is -W, +1, +W, -1, -W+1, +W+1, +W-1, -W-1 on an array whose row index grows
 # with the GTP line number: as (d_line, d_column) that is

@@ -2,7 +2,7 @@
 board is exactly as it was (hash, side to move, move list, ko, captures, consistency)."""
 import pytest
 
-from gammago.board import Board, IllegalMoveError, parse_vertex
+from gammago.go.board import Board, IllegalMoveError, parse_vertex
 
 
 def snapshot(b):

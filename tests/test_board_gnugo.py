@@ -40,8 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from gammago.board import Board
-from gammago.gtp_process import GtpProcess
+from gammago.go.board import Board
+from gammago.arena.gtp_process import GtpProcess
 
 pytestmark = pytest.mark.gnugo
 

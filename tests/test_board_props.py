@@ -14,7 +14,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gammago.board import Board
+from gammago.go.board import Board
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -57,7 +57,7 @@ def _help(command, flag="--help"):
 
 
 def test_help_shows_the_players_options_and_not_the_tuning_keys():
-    from gammago.config import FIELDS, TUNING_KEYS
+    from gammago.engine.settings import FIELDS, TUNING_KEYS
     for command in ENGINE_COMMANDS:
         text = _help(command)
         for flag in PLAYER_FLAGS:
@@ -72,7 +72,7 @@ def test_help_shows_the_players_options_and_not_the_tuning_keys():
 
 
 def test_help_all_lists_every_tuning_key_with_its_default():
-    from gammago.config import FIELDS, TUNING_KEYS, EngineConfig, default_text
+    from gammago.engine.settings import FIELDS, TUNING_KEYS, EngineConfig, default_text
     text = _help("gtp", "--help-all")
     assert text.startswith(_help("gtp"))            # the player's options first
     listed = [line.split(" = ")[0].strip() for line in text.splitlines()
@@ -94,10 +94,12 @@ def test_every_engine_command_takes_set():
     """gtp, analysis and selfplay, train-balance's --label-engine, and the gammago players of
     match and compare (their command lines run `gammago gtp`) read --set the one way."""
     import argparse
-    from gammago import cli, compare, gtp_process
-    from gammago.config import EngineConfig
-    from gammago.selfplay import config_from_args
-    from gammago.train_balance import label_engine_config
+    from gammago import cli
+    from gammago.arena import compare
+    from gammago.arena import gtp_process
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.selfplay import config_from_args
+    from gammago.engine.position_labels import label_engine_config
     extra = {"selfplay": ["--games", "1", "--out", "x"]}
     for command in ENGINE_COMMANDS:
         args = cli.build_parser(command).parse_args(
@@ -150,7 +152,7 @@ def test_gtp_version_quiet_and_verbose():
 
 def test_usage_doc_lists_every_tuning_key_with_its_default():
     """docs/USAGE.md's table of the --set keys is --help-all's."""
-    from gammago.config import FIELDS, TUNING_KEYS, default_text
+    from gammago.engine.settings import FIELDS, TUNING_KEYS, default_text
     with open(os.path.join(ROOT, "docs", "USAGE.md")) as f:
         rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip(" `")
                 for line in f if line.startswith("| `")}

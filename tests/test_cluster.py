@@ -14,11 +14,12 @@ import pytest
 distributed = pytest.importorskip(
     "distributed", reason="dask.distributed is not installed (pip install -e \".[cluster]\")")
 
-from gammago import cli, gammas  # noqa: E402
-from gammago.cluster import ClusterGames  # noqa: E402
-from gammago.match import run_match  # noqa: E402
-from gammago.match_record import MatchConfig  # noqa: E402
-from gammago.stats import score_from_elo, sprt_bounds  # noqa: E402
+from gammago import cli  # noqa: E402
+from gammago.moves import gammas
+from gammago.arena.cluster_games import ClusterGames  # noqa: E402
+from gammago.arena.match import run_match  # noqa: E402
+from gammago.arena.match_record import MatchConfig  # noqa: E402
+from gammago.arena.stats import score_from_elo, sprt_bounds  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data")
@@ -69,7 +70,7 @@ def _moves(path):
 # --- selfplay ------------------------------------------------------------------------------------
 def test_selfplay_on_the_cluster_plays_the_local_games(address, tmp_path):
     """One task a game on the workers: the same games, move for move, as one local process."""
-    from gammago import selfplay_record as R
+    from gammago.net import selfplay_record as R
 
     def run(out, *extra):
         r = subprocess.run([sys.executable, "-m", "gammago", "selfplay", "--size", "7", "--games",

@@ -1,5 +1,5 @@
 """`gammago compare`: the Bradley-Terry fit against hand-computed ratings and against the pairwise
-Elo of gammago.stats; a tiny real round robin (5x5, a few playouts); a run killed and resumed; a
+Elo of gammago.arena.stats; a tiny real round robin (5x5, a few playouts); a run killed and resumed; a
 player crashing mid-run; bad input refused before any game; the same run on a Dask cluster."""
 import argparse
 import json
@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from gammago import compare
-from gammago.ratings import ELO_PER_NAT, fit_ratings, tally
-from gammago.stats import Z95, elo_from_score, elo_interval
+from gammago.arena import compare
+from gammago.arena.ratings import ELO_PER_NAT, fit_ratings, tally
+from gammago.arena.stats import Z95, elo_from_score, elo_interval
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTED = f"{sys.executable} {os.path.join(ROOT, 'tests', 'misbehaving_gtp.py')}"

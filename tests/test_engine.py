@@ -1,19 +1,19 @@
-"""The engine (gammago/engine.py): interface, clock, tactics, passing, resigning, real games."""
+"""The engine (gammago/engine/engine.py): interface, clock, tactics, passing, resigning, real games."""
 import os
 import threading
 import time
 
 import pytest
 
-from gammago import net as _net
-from gammago import scoring
-from gammago.board import Board
-from gammago.clock import Clock
-from gammago.config import (AUTO_NET_MIN_SIZE, FIELDS, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB,
+from gammago.net import runtime as _net
+from gammago.go import scoring
+from gammago.go.board import Board
+from gammago.engine.clock import Clock
+from gammago.engine.settings import (AUTO_NET_MIN_SIZE, FIELDS, MAX_MEMORY_MB, MAX_NODES_LIMIT, MIN_MEMORY_MB,
                             NODE_BYTES, PLAYER, EngineConfig)
-from gammago.engine import Engine
-from gammago.gtp_process import GtpProcess
-from gammago.handicap import fixed_points
+from gammago.engine.engine import Engine
+from gammago.arena.gtp_process import GtpProcess
+from gammago.go.handicap import fixed_points
 
 from engine_args import engine_config
 
@@ -159,7 +159,7 @@ def test_auto_settings_resolve_by_board_size():
 
 def test_settings_reach_the_engine():
     """What the command line sets is what the engine's searches play with."""
-    from gammago.config import rollout_plan
+    from gammago.engine.settings import rollout_plan
     tree = {"expand_visits": 5, "pw_init": 2, "pw_base": 20.0, "pw_factor": 1.8, "ucb_c": 0.5,
             "bonus_weight": 0.2, "bonus_equiv": 500.0, "fpu": 1.1, "crit": 0.5, "mercy": 3}
     rollouts = {"rollout_light_after": 3, "rollout_tail_shapes": False, "rollout_tail_lone": False,
@@ -249,7 +249,7 @@ def test_a_new_game_gives_back_every_tree_of_the_last_one():
     """A new game (clear_board, boardsize) empties every tree, net-root's child trees of
     another board size included, so their chunks go back to the budget and the system instead
     of staying held until that size's next search."""
-    from gammago.engine import release_free_memory
+    from gammago.engine.engine import release_free_memory
     e = engine(mode="auto", playouts=300)
     e.new_game(19, 7.5)
     e.genmove("b")
@@ -899,9 +899,9 @@ class _FlatNet:
 def test_both_searches_meet_the_search_protocol():
     """The engine drives tree.Search and net-root's RootSearch through SearchProtocol alone; a
     RootSearch passes configure() on to its child trees, present and future."""
-    from gammago import tree
-    from gammago.root_search import RootSearch
-    from gammago.search import SearchProtocol
+    from gammago.search import tree
+    from gammago.search.net_root import RootSearch
+    from gammago.search.protocol import SearchProtocol
     made = []
 
     def make():
@@ -925,7 +925,7 @@ def test_root_search_pools_the_child_trees_spreads():
     """net-root's spreads pool the child trees' playouts: from each tree's count, mean and
     standard deviation, the standard deviation of all their playouts together."""
     import numpy as np
-    from gammago.root_search import RootSearch
+    from gammago.search.net_root import RootSearch
     rng = np.random.default_rng(5)
 
     class Kid:

@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
-from gammago import features as F
-from gammago.board import Board, parse_vertex, format_vertex
+from gammago.moves import features as F
+from gammago.go.board import Board, parse_vertex, format_vertex
 
 G = {name: g for g, name in enumerate(F.GROUP_NAMES)}
 BASE = dict(zip(F.GROUP_NAMES, F.GROUP_BASES))
@@ -261,7 +261,7 @@ def test_ids_stay_in_their_groups_on_real_games():
     """Every id written while replaying real games lies inside its group (a packed key that
     overflowed a field would land in the next group)."""
     from pathlib import Path
-    from gammago import sgf
+    from gammago.go import sgf
     lo = np.array(F.GROUP_BASES)
     hi = lo + np.array(F.GROUP_SIZES)
     games = list(sgf.iter_games(sorted((Path(__file__).parent / "data").glob("*.sgf"))))

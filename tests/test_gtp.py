@@ -14,11 +14,11 @@ import time
 import pytest
 from sgfmill import sgf as sgfmill_sgf
 
-from gammago.board import format_vertex
-from gammago.engine import Engine, EngineConfig
-from gammago.gtp import Gtp
-from gammago.gtp_analyze import info_line, kata_info_line, kata_ownership
-from gammago.handicap import fixed_points as fixed_handicap_vertices
+from gammago.go.board import format_vertex
+from gammago.engine.engine import Engine, EngineConfig
+from gammago.protocol.gtp import Gtp
+from gammago.protocol.gtp_analyze import info_line, kata_info_line, kata_ownership
+from gammago.go.handicap import fixed_points as fixed_handicap_vertices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
@@ -1101,7 +1101,7 @@ def test_position_queries_agree_with_gnugo(gnugo_path, size, seed):
     """is_legal, all_legal, captures and get_komi answer as GNU Go does over a random game
     (capture-biased: single-stone captures make kos), after every move."""
     import random
-    from gammago.gtp_process import GtpProcess
+    from gammago.arena.gtp_process import GtpProcess
     rng = random.Random(seed)
     g = make_gtp()
     head = [f"boardsize {size}", "clear_board", "komi 6.5"]

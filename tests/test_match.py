@@ -11,13 +11,13 @@ import pytest
 from scipy.stats import binom, binomtest
 from sgfmill import sgf as sgfmill_sgf
 
-from gammago.board import Board, format_vertex
-from gammago import gtp_process
-from gammago.gtp_process import expand_command
-from gammago.match import engine_identity, run_match, wrong_build
-from gammago.referee import play_game
-from gammago.match_record import MatchConfig
-from gammago.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
+from gammago.go.board import Board, format_vertex
+from gammago.arena import gtp_process
+from gammago.arena.gtp_process import expand_command
+from gammago.arena.match import engine_identity, run_match, wrong_build
+from gammago.arena.referee import play_game
+from gammago.arena.match_record import MatchConfig
+from gammago.arena.stats import (elo_from_score, elo_interval, score_from_elo, sprt_bounds, sprt_llr,
                            wilson_interval)
 
 from json_strings import strings
@@ -347,7 +347,7 @@ def test_sprt_decided_before_resuming_plays_nothing():
 
 def test_bad_options_are_named():
     import argparse
-    from gammago import match
+    from gammago.arena import match
     parser = argparse.ArgumentParser()
     match.add_arguments(parser)
     for extra, word in ((["--engine1", "x"], "--engine2"),
@@ -381,7 +381,7 @@ def test_a_handicap_game(tmp_path, gnugo_path):
     r = play_game(cfg(f"{SCRIPTED} pass", "gnugo:1", komi=0.5, handicap=2, alternate=False), 0)
     assert (r.reason, r.winner_engine) == ("error", 2) and "handicap" in r.detail
     import argparse
-    from gammago import match
+    from gammago.arena import match
     parser = argparse.ArgumentParser()
     match.add_arguments(parser)
     with pytest.raises(ValueError, match="--handicap 5 on 8x8: invalid number of stones"):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gammago import mm
+from gammago.moves import mm
 
 
 def _synthetic(rng, n_pos=3000, n_cand=25, sizes=(6, 4, 3)):
@@ -106,8 +106,9 @@ def test_mm_rejects_empty_data():
 import json
 from pathlib import Path
 
-from gammago import cli, gammas
-from gammago import features as F
+from gammago import cli
+from gammago.moves import gammas
+from gammago.moves import features as F
 
 DATA = Path(__file__).parent / "data"
 
@@ -182,7 +183,7 @@ def test_predict_json_and_beats_uniform(trained, capsys, tmp_path):
     assert rc == 0
     res = json.loads(capsys.readouterr().out)
     assert res["games"] == 7 and res["skipped"] == 4     # tests/data: 7 games (regress/capture.sgf too), 4 bad
-    assert res["positions"] == sum(len(g.moves) for g in __import__("gammago.sgf").sgf.iter_games([DATA], errors="yield") if hasattr(g, "moves"))
+    assert res["positions"] == sum(len(g.moves) for g in __import__("gammago.go.sgf").go.sgf.iter_games([DATA], errors="yield") if hasattr(g, "moves"))
     # a uniform model over ~300 legal moves would score about 0.3% top-1 and log-evidence -5.7
     assert res["top1"] > 0.15 and res["top5"] > 0.35 and res["mean_log_evidence"] > -4.0
     # the same figures from a flat gamma file are far worse
@@ -226,7 +227,7 @@ def test_default_gamma_path_serves_every_size():
 # ---------------------------------------------------------------------------------------------
 # The budget of positions: bounded whatever the corpus, the same sample whatever the order
 # ---------------------------------------------------------------------------------------------
-from gammago import train_mm  # noqa: E402
+from gammago.moves import train_mm  # noqa: E402
 
 
 def _games(rng, n):

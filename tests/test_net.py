@@ -1,6 +1,6 @@
-"""The ONNX policy/value net at run time: the runtime's checks on model files (gammago.net),
-symmetry handling, the engine's net modes, net-root's search (gammago.root_search), the policy
-players (gammago.players) and the net's predict scoring. The trainer's tests:
+"""The ONNX policy/value net at run time: the runtime's checks on model files (gammago.net.runtime),
+symmetry handling, the engine's net modes, net-root's search (gammago.search.net_root), the policy
+players (gammago.engine.players) and the net's predict scoring. The trainer's tests:
 tests/test_train_net.py."""
 import os
 import shutil
@@ -8,11 +8,12 @@ import shutil
 import numpy as np
 import pytest
 
-from gammago import net as N
-from gammago import planes as P
-from gammago import players, predict
-from gammago.root_search import ROOT_LAMBDA, RootSearch
-from gammago.board import Board
+from gammago.net import runtime as N
+from gammago.net import planes as P
+from gammago.engine import players
+from gammago.moves import predict
+from gammago.search.net_root import ROOT_LAMBDA, RootSearch
+from gammago.go.board import Board
 
 from engine_args import engine_config
 
@@ -187,7 +188,7 @@ def test_engine_runs_without_a_model_file(tmp_path):
     """Where no net is needed, none is loaded: --mode rollouts never opens --model (even on
     19x19), nor does --mode auto below 13x13; --mode auto refuses the same file once a board
     needs the net."""
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
     for name, data in (("absent.onnx", None), ("corrupt.onnx", b"\x08\x07garbage")):
         path = tmp_path / name
         if data is not None:
@@ -202,7 +203,7 @@ def test_engine_runs_without_a_model_file(tmp_path):
 
 
 def test_engine_refuses_a_corrupt_model(tmp_path):
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07garbage")
     for mode in ("net-root", "net-policy", "auto"):
@@ -214,8 +215,8 @@ def test_engine_refuses_a_corrupt_model(tmp_path):
 
 @needs_model
 def test_auto_mode_uses_the_net_on_large_boards_only():
-    from gammago import config as C
-    from gammago import engine as E
+    from gammago.engine import settings as C
+    from gammago.engine import engine as E
     e = E.Engine(E.EngineConfig(playouts=200, net_children=4, seed=3))
     assert e.config.mode == "auto"
     for size, mode in ((7, "rollouts"), (19, "net-root"), (C.AUTO_NET_MIN_SIZE, "net-root"),
@@ -230,7 +231,7 @@ def test_auto_mode_uses_the_net_on_large_boards_only():
 
 
 def test_auto_mode_plays_rollouts_when_the_shipped_model_is_missing(tmp_path, monkeypatch, caplog):
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
     monkeypatch.setattr(N, "DEFAULT_MODEL", str(tmp_path / "gone.onnx"))
     with caplog.at_level("WARNING", logger="gammago"):
         e = Engine(EngineConfig(playouts=100))
@@ -243,7 +244,7 @@ def test_auto_mode_plays_rollouts_when_the_shipped_model_is_missing(tmp_path, mo
 @needs_model
 @pytest.mark.parametrize("mode", ["net-root", "net-policy"])
 def test_engine_net_modes_play_legal_moves(mode):
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
     e = Engine(EngineConfig(mode=mode, playouts=300, net_children=6, seed=5))
     e.new_game(9, 7.5)
     for colour in "bwbw":
@@ -263,7 +264,7 @@ def test_engine_net_modes_play_legal_moves(mode):
 def test_engine_net_uses_the_search_threads(threads):
     """The engine's net runs on as many onnxruntime threads as the search has, so a 1-thread
     engine in a match does not take a second core for its net."""
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
     e = Engine(EngineConfig(mode="net-policy", threads=threads, seed=5))
     opts = e.net.session.get_session_options()
     assert opts.intra_op_num_threads == threads
@@ -272,7 +273,7 @@ def test_engine_net_uses_the_search_threads(threads):
 
 @needs_model
 def test_root_search_mixes_net_value_and_rollouts():
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
     only_net = RootSearch(net, lambda: tree.Search(5000, seed=1), lam=1.0, children=4)
@@ -302,7 +303,7 @@ def test_root_search_mixes_net_value_and_rollouts():
 def test_root_children_share_one_node_budget():
     """The child trees share max_nodes: the favourite grows past an even split of it, the total
     never passes it, and the search says it is full when the budget is spent."""
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
     rs = RootSearch(net, lambda: tree.Search(6000, seed=1, expand_visits=2), children=4,
@@ -320,8 +321,8 @@ def test_root_children_share_one_node_budget():
 def test_engine_defaults_on_19x19_reach_the_child_trees():
     """--mode auto on 19x19: net-root with the rollouts' value alone (--net-lambda 0) and the
     light tail after ROLLOUT_LIGHT_AFTER_LARGE gamma moves in every root child's tree."""
-    from gammago.config import ROLLOUT_LIGHT_AFTER_LARGE
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.settings import ROLLOUT_LIGHT_AFTER_LARGE
+    from gammago.engine.engine import Engine, EngineConfig
     e = Engine(EngineConfig(playouts=200, seed=3))
     e.new_game(19, 7.5)
     rs = e.search
@@ -335,7 +336,7 @@ def test_engine_defaults_on_19x19_reach_the_child_trees():
 def test_root_search_on_two_threads_runs_exactly_its_playouts():
     """Both threads run the root loop, each on its own worker of whichever child tree PUCT
     picks: the playout cap is met exactly and every playout is booked to one child."""
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=5, max_nodes=50000)
     rs.set_root(position(9))
@@ -351,7 +352,7 @@ def test_root_search_keeps_the_work_below_the_moves_played():
     """After our move and the reply, each new root child's tree starts from the old tree's
     subtree for that line (visits and win rates kept); the same root keeps every child tree;
     None starts afresh."""
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
     rs = RootSearch(net, lambda: tree.Search(50000, seed=1), children=6, max_nodes=50000)
@@ -397,7 +398,7 @@ def test_a_root_childs_win_rate_counts_every_playout_through_it():
     it, playouts made before it was expanded (expand_visits) included; an average over its
     children left those out (a kept line of 42 visits read 0% from its children's 3 on 19x19,
     where the nodes expand at 40 visits)."""
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     b = position(9)
     rs = RootSearch(net, lambda: tree.Search(50000, seed=1, expand_visits=40), children=6,
@@ -425,7 +426,7 @@ def test_a_root_childs_win_rate_counts_every_playout_through_it():
 
 @needs_model
 def test_net_predict_scores_a_game():
-    from gammago import sgf
+    from gammago.go import sgf
     game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))
     res = predict.evaluate_net_game(N.Net(SHIPPED, seed=1), game)
     n = len(game.moves)
@@ -456,7 +457,7 @@ def test_ranked_by_policy_argmax_and_sampling():
 @needs_model
 @pytest.mark.parametrize("mode", ["net-policy", "gamma-policy"])
 def test_policy_temperature_varies_games_and_repeats_with_the_seed(mode):
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.engine import Engine, EngineConfig
 
     def opening(seed, temperature):
         e = Engine(EngineConfig(mode=mode, seed=seed, policy_temperature=temperature))
@@ -495,7 +496,7 @@ def test_net_policy_passes_with_no_legal_point():
 
 @needs_model
 def test_bench_compares_net_root_with_rollouts():
-    from gammago import bench
+    from gammago.engine import bench
     out = bench.net_root_figures(1, True, 1)
     assert set(out) == {f"net_root_{k}_19_{t}t" for k in ("playouts_per_s", "rollouts_playouts_per_s",
                                                          "vs_rollouts") for t in (1, 2)}
@@ -537,7 +538,7 @@ class _WatchedSearch:
 def test_root_search_limits_a_child_tree_only_between_its_runs():
     """Two threads on one root child (children=1): neither may change the node cap of the tree
     while the other runs a batch on it."""
-    from gammago import tree
+    from gammago.search import tree
     net = N.Net(SHIPPED, seed=1)
     bad = []
     rs = RootSearch(net, lambda: _WatchedSearch(tree.Search(50000, seed=1), bad), children=1,
@@ -553,8 +554,8 @@ def test_net_root_child_trees_share_the_engine_memory_bound():
     """net-root's child trees draw on the engine's one budget (--max-memory): twenty trees hold
     their first chunk each, not a full pool each, and all of them together stay within the
     bound (plus those first chunks) over moves with tree reuse."""
-    from gammago import tree
-    from gammago.engine import Engine, EngineConfig
+    from gammago.search import tree
+    from gammago.engine.engine import Engine, EngineConfig
     e = Engine(EngineConfig(mode="net-root", playouts=3000, seed=3, max_memory=16,
                             expand_visits=1))
     e.new_game(9, 7)
@@ -573,7 +574,7 @@ def test_root_search_reads_ladders_on_the_nets_priors():
     """At net-root's root, the net's prior of an escape into a working ladder is cut as the
     trees' priors are (prior.ladder_factors), so a net that likes the escape does not make it
     a root move."""
-    from gammago import tree
+    from gammago.search import tree
     from test_board_cases import from_diagram
     from test_tactics import LADDER
     board = from_diagram(LADDER)

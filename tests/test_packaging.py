@@ -3,7 +3,9 @@ import glob
 import os
 import tomllib
 
-from gammago import gammas, net, shipped_dir
+from gammago import shipped_dir
+from gammago.moves import gammas
+from gammago.net import runtime as net
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -1,12 +1,12 @@
-"""The net's input planes (pyx/planes.pyx): meaning of each plane and equivariance under the
+"""The net's input planes (pyx/net/planes.pyx): meaning of each plane and equivariance under the
 8 symmetries of the board."""
 import random
 
 import numpy as np
 import pytest
 
-from gammago import planes as P
-from gammago.board import Board, format_vertex
+from gammago.net import planes as P
+from gammago.go.board import Board, format_vertex
 
 
 def random_game(size, moves, seed):

@@ -5,9 +5,9 @@ import json
 import pytest
 from sgfmill import sgf as sgfmill_sgf
 
-from gammago.match_record import MatchConfig
-from gammago.referee import play_game
-from gammago.sgf import Game, parse_game
+from gammago.arena.match_record import MatchConfig
+from gammago.arena.referee import play_game
+from gammago.go.sgf import Game, parse_game
 from tool_module import load_tool
 
 play_on = load_tool("play_on")

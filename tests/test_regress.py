@@ -9,8 +9,9 @@ import textwrap
 
 import pytest
 
-from gammago import cli, gtp_process
-from gammago.regress import FAIL, PASS, UPASS, XFAIL, parse_expected, parse_tst
+from gammago import cli
+from gammago.arena import gtp_process
+from gammago.arena.regress import FAIL, PASS, UPASS, XFAIL, parse_expected, parse_tst
 
 from json_strings import strings
 

@@ -39,7 +39,7 @@ def test_drops_are_the_movers_loss():
 
 
 def test_reviewed_colours():
-    from gammago.sgf import Game
+    from gammago.go.sgf import Game
     g = Game(name="x", size=9, komi=7, handicap=0, result="W+R")
     assert review.reviewed_colours("loser", g) == {"b"}
     assert review.reviewed_colours("winner", g) == {"w"}

@@ -1,15 +1,18 @@
-"""Gamma rollouts (pyx/gamma_sampler.pyx, pyx/rollout.pyx): incremental weights against a
+"""Gamma rollouts (pyx/rollout/gamma_sampler.pyx, pyx/rollout/gamma_policy.pyx): incremental weights against a
 recomputation from scratch, the sampler against the exact gamma proportions (chi-square), and
 playouts that end, stay legal and never fill their own eyes; the flat Monte-Carlo move of
-pyx/flat_mc.pyx."""
+pyx/rollout/flat_mc.pyx."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from scipy import stats
 
-from gammago import features as F
-from gammago import flat_mc, rollout, tactics, tail
-from gammago.board import Board, parse_vertex
+from gammago.moves import features as F
+from gammago.rollout import flat_mc
+from gammago.rollout import gamma_policy as rollout
+from gammago.go import tactics
+from gammago.rollout import tail
+from gammago.go.board import Board, parse_vertex
 from test_board_cases import from_diagram
 
 
@@ -24,7 +27,7 @@ def random_table(seed, spread=1.0):
 
 def shipped_or_random():
     try:
-        from gammago import gammas
+        from gammago.moves import gammas
         return gammas.rollout_base()
     except (ValueError, OSError):
         return random_table(7)
@@ -420,7 +423,7 @@ def test_light_after_hands_the_rest_of_the_playout_to_the_light_policy():
 
 
 def _tail_word(**on):
-    """The light tail's rules word: its default (gammago.tail.RULES_DEFAULT) with the rules
+    """The light tail's rules word: its default (gammago.rollout.tail.RULES_DEFAULT) with the rules
     named tail_NAME=True / False turned on / off."""
     word = tail.RULES_DEFAULT
     for key, value in on.items():
@@ -725,7 +728,7 @@ def _lead(b):
 
 @pytest.mark.parametrize("mercy", [0, 3, 10])
 def test_mercy_rule_ends_a_playout_once_one_side_leads_in_captures_by_more(mercy):
-    from gammago.playout import light_playout, light_playout_mercy
+    from gammago.rollout.playout import light_playout, light_playout_mercy
     ended = full = 0
     for seed in range(40):
         start = random_position(9, 30 + seed, 500 + seed)
@@ -760,7 +763,7 @@ def test_mercy_rule_leaves_a_komi_the_captures_cannot_overturn():
     7.5 White wins again (the same moves up to White's lead; those Black led first play on);
     a reverse komi does the same for White; a komi of 30, which the board could overcome but not
     the stones the rule needs (more than 3), lets Black win by it only with more than 15."""
-    from gammago.playout import light_playout_mercy
+    from gammago.rollout.playout import light_playout_mercy
     won = {}
     for komi in (7.5, 100.0, -100.0, 30.0):
         won[komi] = {"b": 0, "w": 0, None: 0}

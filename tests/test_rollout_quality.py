@@ -8,10 +8,11 @@ import os
 import numpy as np
 import pytest
 
-from gammago import features as F
-from gammago import gammas as G
-from gammago import rollout, tail
-from gammago.board import Board
+from gammago.moves import features as F
+from gammago.moves import gammas as G
+from gammago.rollout import gamma_policy as rollout
+from gammago.rollout import tail
+from gammago.go.board import Board
 
 from engine_args import engine_config
 from tool_module import load_tool
@@ -75,8 +76,8 @@ def test_scale_multiplies_the_named_features_only():
 
 
 def test_engine_rollout_gammas_default_and_option():
-    from gammago.config import EngineConfig, ROLLOUT_SCALE, rollout_gammas, rollout_scale_for
-    from gammago.engine import Engine
+    from gammago.engine.settings import EngineConfig, ROLLOUT_SCALE, rollout_gammas, rollout_scale_for
+    from gammago.engine.engine import Engine
     raw = G.load_default().table
     assert rollout_scale_for(9) == ROLLOUT_SCALE != "" and rollout_scale_for(13) == ""
     assert EngineConfig().rollout_scale is None     # by board size unless given
@@ -93,11 +94,11 @@ def test_engine_rollout_gammas_default_and_option():
 
 
 def test_engine_rollout_light_after_default_and_option():
-    from gammago.config import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
+    from gammago.engine.settings import (EngineConfig, ROLLOUT_LIGHT_AFTER, ROLLOUT_LIGHT_AFTER_LARGE,
                                 ROLLOUT_TAIL_LONE_MAX_SIZE, ROLLOUT_TAIL_SEKI_MAX_SIZE,
                                 rollout_light_after_for, rollout_tail_for,
                                 rollout_tail_lone_for, rollout_tail_seki_for)
-    from gammago.engine import Engine
+    from gammago.engine.engine import Engine
     # the rollout module's default rules are the engine's but for the size-bound lone and seki
     # rules
     assert rollout.GammaPolicy().tail == tail.RULES_DEFAULT == rollout_tail_for(13)
@@ -158,9 +159,9 @@ def test_the_gamma_moves_refuse_where_they_play_to_the_end():
     """The gamma moves refuse bad self-ataris where the gammas play to the end
     (--rollout-light-after 0) and not before a light tail, on both sizes, in the engine and in
     train-balance's playouts for the --light-after they balance."""
-    from gammago.config import EngineConfig, rollout_tail_for
-    from gammago.engine import Engine
-    from gammago.train_balance import tail_word
+    from gammago.engine.settings import EngineConfig, rollout_tail_for
+    from gammago.engine.engine import Engine
+    from gammago.engine.train_balance import tail_word
     bit = tail.RULES["refuse"]
     for size in (9, 19):
         assert not rollout_tail_for(size) & bit
@@ -175,7 +176,7 @@ def test_the_gamma_moves_refuse_where_they_play_to_the_end():
 
 
 def test_rollout_accuracy_tool(capsys):
-    from gammago.config import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
+    from gammago.engine.settings import ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE
     tool = load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
@@ -221,8 +222,8 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
     names it holds); --holdout keeps the games train-balance holds out; table= and a scale set
     the variant's gammas."""
     import shutil
-    from gammago import sgf
-    from gammago.train_balance import LABELS_VERSION, held_out_names, position_key
+    from gammago.go import sgf
+    from gammago.engine.position_labels import LABELS_VERSION, held_out_names, position_key
     tool = load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))
@@ -296,7 +297,7 @@ def test_rollout_accuracy_tool_judges_against_a_label_cache(tmp_path, capsys):
 
 
 def test_bench_times_the_engine_rollouts_beside_the_gamma_playouts():
-    from gammago import bench
+    from gammago.engine import bench
     out = bench.gamma_figures(1, True, 1)
     for size in (9, 19):
         # a playout from the empty board plays out the board: between half and three times as
@@ -317,8 +318,8 @@ def test_relabel_tool_labels_a_caches_positions_by_another_search(tmp_path, caps
     --holdout, the held-out ones) are labelled by the search --label-engine sets, into a cache
     that names that search and that rollout_accuracy reads; a second run labels nothing; a
     cache that holds none of the games, or a refused engine option, stops it with its name."""
-    from gammago import sgf
-    from gammago.train_balance import held_out_names, position_key, read_label_cache
+    from gammago.go import sgf
+    from gammago.engine.position_labels import held_out_names, position_key, read_label_cache
     tool, accuracy = load_tool("relabel"), load_tool("rollout_accuracy")
     data = os.path.join(ROOT, "tests", "data")
     sgfs = sorted(os.path.join(data, f) for f in os.listdir(data) if f.endswith(".sgf"))

@@ -1,14 +1,14 @@
-"""A rollout table's settings line (gammago.gammas: `# rollout-settings: ...`): read and written
+"""A rollout table's settings line (gammago.moves.gammas: `# rollout-settings: ...`): read and written
 exactly, refused with the file and line when it is wrong, and taken by the engine for the
 options left unset, the options given winning."""
 import logging
 
 import pytest
 
-from gammago import gammas as G
-from gammago.config import EngineConfig, rollout_settings_for
-from gammago.retired import RETIRED_AT
-from gammago.engine import Engine
+from gammago.moves import gammas as G
+from gammago.engine.settings import EngineConfig, rollout_settings_for
+from gammago.core.retired import RETIRED_AT
+from gammago.engine.engine import Engine
 
 
 def _table_with(tmp_path, *lines, name="t.gamma"):
@@ -148,8 +148,11 @@ def test_every_entry_checks_the_rollout_settings_the_same_way():
     options, the tree's rollouts, a GammaPolicy and simulation balancing's playouts refuse a
     negative light_after and a rules word with a bit no rule has, in the same words."""
     import numpy as np
-    from gammago import balance, rollout, tail, tree
-    from gammago.board import Board
+    from gammago.rollout import balance
+    from gammago.rollout import gamma_policy as rollout
+    from gammago.rollout import tail
+    from gammago.search import tree
+    from gammago.go.board import Board
     table = np.ascontiguousarray(G.rollout_base(9), dtype=np.float64)
     bad_word = 2 * max(tail.RULES.values())
     entries = [lambda la, t: rollout.GammaPolicy(table, light_after=la, tail=t),
@@ -169,8 +172,10 @@ def test_bench_times_the_rollouts_the_engine_plays(monkeypatch):
     """config.rollout_plan is what the engine gives its searches and what `gammago bench` times
     as the engine's rollouts: on 9x9 the light tail's lone-stone and seki rules are in both,
     on 19x19 neither."""
-    from gammago import bench, rollout, tail
-    from gammago.config import rollout_plan
+    from gammago.engine import bench
+    from gammago.rollout import gamma_policy as rollout
+    from gammago.rollout import tail
+    from gammago.engine.settings import rollout_plan
     for size, options in ((9, {}), (19, {}), (9, {"rollout_tail_seki": False,
                                                  "rollout_light_after": 2})):
         e = Engine(EngineConfig(mode="rollouts", playouts=50, **options))

@@ -1,4 +1,4 @@
-"""The rules (gammago/rules.py): names and KataGo's JSON objects, the GTP commands that set them
+"""The rules (gammago/go/rules.py): names and KataGo's JSON objects, the GTP commands that set them
 (kgs-rules, kata-get-rules, kata-set-rules, kata-set-rule) and the analysis engine's `rules`
 field; Japanese counting (territory + prisoners, no points in seki) against GNU Go's own
 final_score, whose default is Japanese; and the end of a game under Japanese rules: no move
@@ -9,12 +9,13 @@ import json
 
 import pytest
 
-from gammago import rules, scoring
-from gammago.analysis import AnalysisServer
-from gammago.config import EngineConfig
-from gammago.engine import Engine
-from gammago.gtp import Gtp
-from gammago.gtp_process import GtpProcess
+from gammago.go import rules
+from gammago.go import scoring
+from gammago.protocol.json_analysis import AnalysisServer
+from gammago.engine.settings import EngineConfig
+from gammago.engine.engine import Engine
+from gammago.protocol.gtp import Gtp
+from gammago.arena.gtp_process import GtpProcess
 
 
 def make_gtp(**kw):

@@ -12,11 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from gammago import net as N
-from gammago import selfplay as S
-from gammago import selfplay_data as D
-from gammago import selfplay_record as R
-from gammago.board import Board
+from gammago.net import runtime as N
+from gammago.engine import selfplay as S
+from gammago.net import selfplay_positions as D
+from gammago.net import selfplay_record as R
+from gammago.go.board import Board
 from tool_module import load_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,8 +72,8 @@ def test_drawn_moves_follow_the_visits():
 
 
 def test_root_noise_changes_the_root_priors_and_repeats_with_the_seed():
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.engine import Engine
     eng = Engine(EngineConfig(mode="net-root", playouts=32, seed=3, net_symmetry="average"))
     eng.new_game(9, 7)
 
@@ -126,7 +126,7 @@ def test_resume_takes_a_run_recorded_with_options_retired_since(tmp_path):
     their old defaults the run resumes, at another value it was not played as this engine plays
     and is refused."""
     import argparse
-    from gammago.retired import RETIRED
+    from gammago.core.retired import RETIRED
     p = argparse.ArgumentParser()
     S.add_arguments(p)
     import dataclasses
@@ -216,7 +216,8 @@ def test_bad_records_are_named_and_skipped(run_dir, tmp_path, capsys):
 def test_train_net_trains_a_small_board_net_on_selfplay_records(run_dir, tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from gammago import cli, net_training
+    from gammago import cli
+    from gammago.net import torch_training as net_training
     out = tmp_path / "sp7.onnx"
     threads = torch.get_num_threads()
     try:
@@ -240,7 +241,7 @@ def test_train_net_trains_a_small_board_net_on_selfplay_records(run_dir, tmp_pat
 
 def test_symmetric_targets_turn_with_the_planes(run_dir):
     torch = pytest.importorskip("torch")
-    from gammago import net_batches
+    from gammago.net import torch_batches as net_batches
     data = D.read_positions([str(run_dir)], value_per_game=0, heldout_permille=0, progress=False)
     pos = net_batches.Positions(data, "train", "cpu")
     idx = torch.arange(min(8, pos.n))
@@ -299,8 +300,8 @@ def test_a_model_trained_for_9x9_is_chosen_on_9x9_only(tmp_path, monkeypatch, ca
         N.parse_sizes("nine")
 
     # the engine: the 9x9 net on 9x9, the default on 19x19, and the log says which and why
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.engine import Engine
     monkeypatch.setattr(N, "_SHIPPED", found)
     with caplog.at_level(logging.INFO, logger="gammago"):
         eng = Engine(EngineConfig(playouts=16))
@@ -321,8 +322,8 @@ def test_a_model_trained_for_9x9_is_chosen_on_9x9_only(tmp_path, monkeypatch, ca
 
 
 def test_the_nets_own_lambda_is_the_default_and_net_lambda_overrides(tmp_path, monkeypatch):
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.engine import Engine
     models = tmp_path / "models"
     models.mkdir()
     g1 = _model_with(models, "net-9x9-g1.onnx", board_sizes="9", trained_board_size=9,
@@ -363,8 +364,8 @@ def test_the_most_visited_move_as_the_policy_target(run_dir):
 
 
 def test_gumbel_root_halves_the_candidates_and_targets_the_completed_q():
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.engine import Engine
     eng = Engine(EngineConfig(mode="net-root", playouts=320, seed=3, net_symmetry="average"))
     eng.new_game(9, 7)
     assert eng.set_root_gumbel(8, np.random.default_rng(4)) is True
@@ -427,9 +428,9 @@ def test_gumbel_selfplay_records_the_improved_target_for_the_trainer(tmp_path):
 
 
 def test_forced_playouts_reach_every_child_and_pruning_takes_them_out():
-    from gammago.config import EngineConfig
-    from gammago.engine import Engine
-    from gammago import root_search as RS
+    from gammago.engine.settings import EngineConfig
+    from gammago.engine.engine import Engine
+    from gammago.search import net_root as RS
     eng = Engine(EngineConfig(mode="net-root", playouts=960, seed=3, net_symmetry="average"))
     eng.new_game(9, 7)
     assert eng.set_root_forced(2.0) is True

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from gammago import sgf
-from gammago.board import Board
+from gammago.go import sgf
+from gammago.go.board import Board
 
 DATA = Path(__file__).parent / "data"
 GOOD = sorted(p for p in DATA.glob("*.sgf"))
@@ -122,7 +122,7 @@ def _sgf_of_moves(size, moves):
 
 
 def _gnugo_position(gnugo_path, path, upto=None):
-    from gammago.gtp_process import GtpProcess
+    from gammago.arena.gtp_process import GtpProcess
     with GtpProcess([gnugo_path, "--mode", "gtp", "--chinese-rules"], "gnugo") as g:
         load = f"loadsgf {path}" + ("" if upto is None else f" {upto + 1}")
         (ok, colour), (_, black), (_, white) = g.pipeline([load, "list_stones black",

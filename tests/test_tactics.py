@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from gammago import features as F
-from gammago import tactics
-from gammago.board import Board
+from gammago.moves import features as F
+from gammago.go import tactics
+from gammago.go.board import Board
 
 from tactics_positions import all_positions
 from tool_module import load_tool
@@ -208,7 +208,7 @@ def test_the_trees_ladder_adjustment():
     it): an atari that starts a working ladder is raised, one that starts a ladder the opponent
     escapes is lowered, an atari whose string runs out to three liberties is left alone, and an
     escape into a working ladder is lowered most."""
-    from gammago import prior
+    from gammago.search import prior
     from test_board_cases import from_diagram
     ladder = LADDER
     broken = list(ladder)
@@ -234,7 +234,7 @@ def test_captures_read_agree_with_gnugo_attack(gnugo_path):
     it must find most of GNU Go's (GNU Go reads deeper: strings of three liberties, nets in nets,
     ko). A string the reader runs out on counts as one GNU Go captures and the reader misses."""
     import pathlib
-    from gammago import sgf
+    from gammago.go import sgf
     positions = []
     for f in sorted((pathlib.Path(__file__).parent / "data").glob("*.sgf")):
         game = sgf.parse_game(f.name, f.read_bytes())

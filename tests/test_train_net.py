@@ -1,7 +1,7 @@
-"""`gammago train-net`, the net's trainer: the SGF positions it samples (gammago.sgf_data, no
+"""`gammago train-net`, the net's trainer: the SGF positions it samples (gammago.net.sgf_positions, no
 torch needed), and where PyTorch is installed the batches and their symmetries
-(gammago.net_batches), the losses and the training loop (gammago.net_training), the ONNX export
-(gammago.net_export) and the command end to end; without torch, `gammago --help` and the other
+(gammago.net.torch_batches), the losses and the training loop (gammago.net.torch_training), the ONNX export
+(gammago.net.onnx_export) and the command end to end; without torch, `gammago --help` and the other
 commands work and `train-net` says what to install."""
 import os
 import shutil
@@ -11,11 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from gammago import net as N
-from gammago import planes as P
-from gammago import sgf_data
-from gammago.board import Board
-from gammago.sgf_data import SIZE
+from gammago.net import runtime as N
+from gammago.net import planes as P
+from gammago.net import sgf_positions as sgf_data
+from gammago.go.board import Board
+from gammago.net.sgf_positions import SIZE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,8 +55,8 @@ def test_help_does_not_mark_train_net_where_torch_is_installed():
     assert "train-net train the policy/value net" in line and "train extra" not in line
 
 
-def test_the_old_tool_runs_the_subcommand():
-    shown = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "train_net.py"), "--help"],
+def test_the_subcommand_runs_from_a_checkout():
+    shown = subprocess.run([sys.executable, "-m", "gammago", "train-net", "--help"], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0 and shown.stdout.startswith("usage: gammago train-net")
 
@@ -64,7 +64,8 @@ def test_the_old_tool_runs_the_subcommand():
 def test_export_matches_torch(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    from gammago import net_export, net_model
+    from gammago.net import onnx_export as net_export
+    from gammago.net import torch_model as net_model
     torch.manual_seed(0)
     model = net_model.GoNet(blocks=1, channels=8, head=4, value_hidden=8)
     with torch.no_grad():   # non-trivial batch-norm statistics, so folding them is tested too
@@ -138,7 +139,9 @@ def test_value_head_learns_a_simple_function_of_the_planes():
 
 
 def _train_synthetic(torch, data, rng):
-    from gammago import net_batches, net_model, net_training
+    from gammago.net import torch_batches as net_batches
+    from gammago.net import torch_model as net_model
+    from gammago.net import torch_training as net_training
     model = net_model.GoNet(blocks=1, channels=8, head=8, value_hidden=8)
     before = net_training.evaluate(model, data)
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -163,8 +166,8 @@ def _synthetic_cache(path, ntrain, nheldout, seed):
 
 
 def test_train_net_command_trains_exports_and_the_engine_loads_it(tmp_path):
-    """tools/train_net.py end to end on a tiny cache: trains on the device it names, writes the
-    ONNX model (+ curve PNG, JSON, .pt), and gammago.net loads and runs the model."""
+    """`gammago train-net` end to end on a tiny cache: trains on the device it names, writes the
+    ONNX model (+ curve PNG, JSON, .pt), and gammago.net.runtime loads and runs the model."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
     cache = _synthetic_cache(tmp_path / "cache.npz", 256, 64, seed=7)
@@ -240,7 +243,7 @@ def test_augmented_move_targets_follow_the_planes():
     transformed planes put the move (the first shipped net rotated the quarter-turn targets the
     wrong way, so a quarter of its training targets were wrong)."""
     pytest.importorskip("torch")
-    from gammago import net_batches
+    from gammago.net import torch_batches as net_batches
     b = Board(19)
     for v in ("D4", "Q16", "C15", "R5"):
         b.play(v)
@@ -261,10 +264,10 @@ def test_augmented_move_targets_follow_the_planes():
 
 def test_batches_turn_as_the_planes_module_turns():
     """The training batches are unpacked and turned on the device by one gather: each symmetry
-    must give exactly gammago.planes.transform of the unpacked planes, and the move targets
+    must give exactly gammago.net.planes.transform of the unpacked planes, and the move targets
     must follow sym_perm."""
     torch = pytest.importorskip("torch")
-    from gammago import net_batches
+    from gammago.net import torch_batches as net_batches
     rng = np.random.default_rng(3)
     x = (rng.random((8, P.PLANES, SIZE, SIZE)) < 0.3)
     data = {"train_x": np.packbits(x.reshape(8, -1), axis=1), "train_move": rng.integers(0, 362, 8).astype(np.int16),
@@ -351,7 +354,8 @@ def test_training_resumes_from_its_checkpoint(tmp_path):
 
 def test_value_loss_refuses_mismatched_shapes():
     torch = pytest.importorskip("torch")
-    from gammago import net_model, net_training
+    from gammago.net import torch_model as net_model
+    from gammago.net import torch_training as net_training
 
     class Wrong(torch.nn.Module):      # value [N, 1]: MSE against [N] would broadcast to [N, N]
         def __init__(self):
@@ -374,7 +378,8 @@ def test_a_partial_held_out_check_spreads_over_the_held_out_positions():
     that begin with a run's value-only positions (no move target) still give move figures; with
     none scored that has a move target they are nan, not 0."""
     pytest.importorskip("torch")
-    from gammago import net_model, net_training
+    from gammago.net import torch_model as net_model
+    from gammago.net import torch_training as net_training
     rng = np.random.default_rng(7)
     x, v = _synthetic_value_data(400, rng)
     move = np.full(400, SIZE * SIZE, np.int16)
@@ -397,7 +402,9 @@ def test_value_only_keep_fine_tunes_the_value_head_and_leaves_the_policy_as_it_w
     """--value-only keep: the value head starts from --init's weights and is the only part that
     learns (the policy's output does not move); --value-only (fresh) starts the head anew."""
     torch = pytest.importorskip("torch")
-    from gammago import net_batches, net_model, net_training
+    from gammago.net import torch_batches as net_batches
+    from gammago.net import torch_model as net_model
+    from gammago.net import torch_training as net_training
     rng = np.random.default_rng(7)
     torch.manual_seed(7)
     x, v = _synthetic_value_data(64, rng)

@@ -1,9 +1,9 @@
-"""The UCT tree (pyx/tree.pyx): pool cap, accounting, widening, reuse, superko, threads."""
+"""The UCT tree (pyx/search/tree.pyx): pool cap, accounting, widening, reuse, superko, threads."""
 import numpy as np
 import pytest
 
-from gammago.board import Board
-from gammago.tree import DEFAULTS, NODE_BYTES, Search
+from gammago.go.board import Board
+from gammago.search.tree import DEFAULTS, NODE_BYTES, Search
 
 from engine_args import engine_config, engine_parser
 
@@ -150,7 +150,7 @@ def test_reuse_takes_no_memory_keeps_the_subtree_and_frees_the_rest():
 def test_trees_sharing_a_budget_stay_within_it():
     """Trees made with one NodeBudget hold at most its chunks together (each at least its
     first): the address space taken follows the budget, not max_nodes."""
-    from gammago.tree import NodeBudget, CHUNK_BYTES, NODES_PER_CHUNK
+    from gammago.search.tree import NodeBudget, CHUNK_BYTES, NODES_PER_CHUNK
     budget = NodeBudget(6 * NODES_PER_CHUNK)
     trees = [Search(50_000_000, seed=i, budget=budget) for i in range(4)]
     assert budget.used_bytes == 4 * CHUNK_BYTES          # first chunks only, not 50 M nodes each
@@ -309,7 +309,7 @@ def test_bad_parameters_are_refused():
 
 
 def test_gamma_prior_orders_children():
-    from gammago import features as F
+    from gammago.moves import features as F
     b = Board(9, 7)
     b.play("E5")
     table = np.ones(F.N_FEATURES)
@@ -342,7 +342,7 @@ def test_ladder_reader_rates_escapes():
 def test_ratings_are_the_prior_log_scaled():
     """A child's rating is 1 + log10(prior / the best sibling's prior) / 4, never below 0: the
     scale that beat prior / best by +288 Elo (docs/experiments/search-settings.md)."""
-    from gammago import features as F
+    from gammago.moves import features as F
     b = Board(9, 7)
     b.play("E5")
     table = np.ones(F.N_FEATURES)
@@ -362,7 +362,7 @@ def test_ratings_are_the_prior_log_scaled():
 # --- helpers, RAVE ----------------------------------------------------------------------------
 def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
     """A Search with the shipped gammas as prior (and as rollouts unless rollouts="light")."""
-    from gammago import gammas
+    from gammago.moves import gammas
     table = gammas.load_default(size).table
     s = Search(300000, seed=seed, **kw)
     s.use_gammas(table)
@@ -378,7 +378,7 @@ def test_retired_search_options_are_gone_from_the_tree_and_the_engine(param, fla
     """RAVE, LGRF, the score bonus and the other rating scales lost their matches and were
     retired (docs/experiments/rave-lgrf.md, score-bonus.md, search-settings.md): the tree
     refuses their parameters, the engine their flags; a node is 24 bytes."""
-    from gammago import tree
+    from gammago.search import tree
     with pytest.raises(ValueError, match="unknown search parameter"):
         Search(10000, **{param: 1})
     p = engine_parser()
@@ -466,7 +466,7 @@ def test_criticality_widening_keeps_every_child_once(threads):
 
 
 def test_engine_crit_flag_reaches_the_tree():
-    from gammago.engine import Engine
+    from gammago.engine.engine import Engine
     cfg = engine_config(["--crit", "1.5", "--playouts", "600", "--mode", "rollouts"])
     e = Engine(cfg)
     e.new_game(9, 7)
@@ -477,8 +477,8 @@ def test_engine_crit_flag_reaches_the_tree():
 
 
 def test_engine_crit_default_goes_by_board_size():
-    from gammago.config import CRIT, CRIT_MAX_SIZE
-    from gammago.engine import EngineConfig, Engine
+    from gammago.engine.settings import CRIT, CRIT_MAX_SIZE
+    from gammago.engine.engine import EngineConfig, Engine
     e = Engine(EngineConfig(playouts=200, mode="rollouts"))
     for size, want in ((9, CRIT), (CRIT_MAX_SIZE - 1, CRIT), (CRIT_MAX_SIZE, 0.0), (19, 0.0)):
         e.new_game(size, 7)
@@ -489,8 +489,8 @@ def test_engine_crit_default_goes_by_board_size():
 
 
 def test_engine_pw_base_default_goes_by_board_size():
-    from gammago.config import PW_BASE, PW_BASE_MAX_SIZE
-    from gammago.engine import EngineConfig, Engine
+    from gammago.engine.settings import PW_BASE, PW_BASE_MAX_SIZE
+    from gammago.engine.engine import EngineConfig, Engine
     e = Engine(EngineConfig(playouts=200, mode="rollouts"))
     for size, want in ((9, PW_BASE), (PW_BASE_MAX_SIZE - 1, PW_BASE),
                        (PW_BASE_MAX_SIZE, DEFAULTS["pw_base"]), (19, DEFAULTS["pw_base"])):
@@ -559,8 +559,8 @@ def test_mercy_rule_decides_rollouts_and_counts_owners_of_played_out_ones_only()
 
 
 def test_engine_mercy_flag_default_by_size_and_dead_stones_from_played_out_rollouts():
-    from gammago.config import MERCY, mercy_for
-    from gammago.engine import Engine, EngineConfig
+    from gammago.engine.settings import MERCY, mercy_for
+    from gammago.engine.engine import Engine, EngineConfig
     assert DEFAULTS["mercy"] == 0
     e = Engine(EngineConfig(playouts=200, mode="rollouts"))
     for size in (5, 9, 13, 19):

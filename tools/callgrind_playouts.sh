@@ -13,14 +13,14 @@ size=${1:-9}
 n=${2:-1000}
 kind=${3:-light}
 light_after=${4:-0}
-policy_args=${5:-}                                    # more GammaPolicy keywords, e.g. tail=7 (gammago.tail.RULES)
+policy_args=${5:-}                                    # more GammaPolicy keywords, e.g. tail=7 (gammago.rollout.tail.RULES)
 py=$(python3 -c 'import sys; print(sys.executable)')   # the real binary, not a pyenv shim
 out=$(mktemp /tmp/callgrind.XXXXXX)
 movesf=$(mktemp /tmp/callgrind-moves.XXXXXX)
 if [ "$kind" = gamma ]; then
     code="from gammago import rollout; g = rollout.GammaPolicy(light_after=$light_after${policy_args:+, $policy_args}); t, m = rollout.bench_gamma($size, $n, 1, g); open('$movesf', 'w').write(str(m))"
 else
-    code="from gammago.playout import bench_light; t, m = bench_light($size, $n); open('$movesf', 'w').write(str(m))"
+    code="from gammago.rollout.playout import bench_light; t, m = bench_light($size, $n); open('$movesf', 'w').write(str(m))"
 fi
 valgrind --tool=callgrind --callgrind-out-file="$out" \
     --toggle-collect=__pyx_f_7gammago_7playout_playout_run "$py" -c "$code" >/dev/null 2>&1

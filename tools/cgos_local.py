@@ -232,7 +232,7 @@ def run(players, games, level=60, size=9, komi=7.5, gift=0.25, work=None, timeou
 
 def final_position(sgf_path):
     """(size, komi, moves [(colour, vertex)]) of a server SGF."""
-    from gammago.sgf import parse_game
+    from gammago.go.sgf import parse_game
     with open(sgf_path, "rb") as f:
         game = parse_game(sgf_path, f.read())
     _, _, _, moves = game.position(None)
@@ -242,7 +242,7 @@ def final_position(sgf_path):
 def gnugo_score(sgf_path, gnugo="/usr/games/gnugo"):
     """GNU Go's final_score (Chinese rules: the area count with the dead stones it judges
     removed) and its dead stones, at the end of a server SGF."""
-    from gammago.gtp_process import GtpProcess
+    from gammago.arena.gtp_process import GtpProcess
     size, komi, moves = final_position(sgf_path)
     with GtpProcess([gnugo, "--mode", "gtp", "--chinese-rules"], "gnugo") as g:
         g.send(f"boardsize {size}")

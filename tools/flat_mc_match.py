@@ -29,9 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tqdm import tqdm  # noqa: E402
 
-from gammago.board import Board  # noqa: E402
-from gammago import flat_mc, playout, rollout  # noqa: E402
-from gammago.stats import wilson_interval  # noqa: E402
+from gammago.go.board import Board  # noqa: E402
+from gammago.rollout import flat_mc  # noqa: E402
+from gammago.rollout import playout
+from gammago.rollout import gamma_policy as rollout
+from gammago.arena.stats import wilson_interval  # noqa: E402
 
 
 def flat_move(board, playouts, policy, seed, with_pass):
@@ -87,7 +89,7 @@ def main(argv=None):
     if args.games < 1 or args.playouts < 1:
         ap.error("--games and --playouts must be at least 1")
     try:
-        from gammago import gammas as G
+        from gammago.moves import gammas as G
         table = G.load(args.gammas) if args.gammas else G.load_default(args.size)
         policy = rollout.GammaPolicy(table)
     except (ValueError, OSError) as e:

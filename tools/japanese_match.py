@@ -13,8 +13,8 @@ import argparse
 import os
 import sys
 
-from gammago.board import Board
-from gammago.gtp_process import GNUGO, GtpProcess, expand_command
+from gammago.go.board import Board
+from gammago.arena.gtp_process import GNUGO, GtpProcess, expand_command
 
 MAX_MOVES = 250
 
@@ -52,7 +52,7 @@ def play_game(i, args):
     winner = result[0] if result[0] in "BW" else None
     won = winner == ("B" if gammago_black else "W")
     if args.sgf_dir:
-        from gammago.sgf_write import game_sgf
+        from gammago.go.sgf_write import game_sgf
         os.makedirs(args.sgf_dir, exist_ok=True)
         names = ("gammago", f"gnugo-{args.level}")
         with open(os.path.join(args.sgf_dir, f"game{i:03d}.sgf"), "wb") as f:

@@ -1,12 +1,12 @@
 #!/usr/bin/env python
-"""Show or set a model's ONNX metadata (what gammago.net reads: board_sizes, generation, net_lambda).
+"""Show or set a model's ONNX metadata (what gammago.net.runtime reads: board_sizes, generation, net_lambda).
 
     python tools/model_metadata.py models/gammago-net-9x9-g1.onnx                  # show
     python tools/model_metadata.py models/gammago-net-9x9-g1.onnx net_lambda=0.5   # set, in place
 
 Setting a key is for what is decided after training, in games: the net_lambda a net won with
 (models/README.md, its card). The file is rewritten through a temporary file and a rename, and
-read back through gammago.net, which refuses it if the result does not load. Needs the onnx package
+read back through gammago.net.runtime, which refuses it if the result does not load. Needs the onnx package
 (the [train] extra).
 """
 import argparse
@@ -22,7 +22,7 @@ def main(argv=None):
     ap.add_argument("set", nargs="*", metavar="KEY=VALUE")
     args = ap.parse_args(argv)
     import onnx
-    from gammago import net as N
+    from gammago.net import runtime as N
     pairs = []
     for item in args.set:
         key, sep, value = item.partition("=")

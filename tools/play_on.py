@@ -5,7 +5,7 @@ resigned in, and count how many it would still have won.
 Each record that ended by resignation (RE[B+R] or RE[W+R]; with --player, only those the
 named player resigned, matched in PB/PW) is played on from its last position: --engine
 takes the side that resigned (give it resignation off, as the default does) and --opponent
-the other, under the referee of `gammago match` (gammago/referee.py: its rules, time
+the other, under the referee of `gammago match` (gammago/arena/referee.py: its rules, time
 limits and Tromp-Taylor score). Each game is played on --repeats times, each with its own
 {seed}. The summary says how many of the resigned games the resigner won or drew on, and
 in how many of the plays:
@@ -26,10 +26,10 @@ import sys
 
 from tqdm import tqdm
 
-from gammago import sgf
-from gammago.handicap import fixed_points
-from gammago.match_record import MatchConfig
-from gammago.referee import play_game
+from gammago.go import sgf
+from gammago.go.handicap import fixed_points
+from gammago.arena.match_record import MatchConfig
+from gammago.arena.referee import play_game
 
 DEFAULT_ENGINE = "gammago --threads 1 --seed {seed} --quiet --resign 0"
 SEEDS_PER_GAME = 1000        # game g's repeat r gets seed --seed + g * SEEDS_PER_GAME + r

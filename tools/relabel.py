@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from gammago import sgf  # noqa: E402
-from gammago.train_balance import (add_label_arguments, label_engine_config,  # noqa: E402
-                                   load_or_label, read_label_cache)
+from gammago.go import sgf  # noqa: E402
+from gammago.engine.position_labels import (add_label_arguments, label_engine_config,  # noqa: E402
+                                             load_or_label, read_label_cache)
 from rollout_accuracy import judged_positions  # noqa: E402
 
 

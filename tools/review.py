@@ -30,8 +30,8 @@ import sys
 
 from tqdm import tqdm
 
-from gammago import sgf
-from gammago.gtp_process import EngineFailure, GtpProcess, expand_command
+from gammago.go import sgf
+from gammago.arena.gtp_process import EngineFailure, GtpProcess, expand_command
 
 DEFAULT_ENGINE = "gammago --playouts 20000 --seed 1 --quiet --resign 0"
 INFO = re.compile(r"info move (\S+) visits (\d+) winrate (\d+)")

@@ -6,7 +6,7 @@ from finished games, for the rollout table as the engine builds it and for varia
     PYTHONPATH=. python tools/rollout_accuracy.py DIR_OF_SGF [...] \\
         --variant "capture:save=3,extension:new=3" --variant "selfatari=5"
 
-Each variant is a `--rollout-scale` text (gammago.gammas.scale: the gammas of the features
+Each variant is a `--rollout-scale` text (gammago.moves.gammas.scale: the gammas of the features
 whose name starts with PREFIX times F); "" is the trained table as it is. A part `light=N` sets
 the rollouts' `--rollout-light-after` (default: the engine's for `--size`, ROLLOUT_LIGHT_AFTER
 without it; `light=0`: gammas to the end), `shapes=0|1`, `lone=0|1`, `seki=0|1` the light
@@ -18,7 +18,7 @@ side ahead, once one side has taken more than N stones beyond the other) and `ta
 gamma table (`--rollout-gammas`: the file's table as it is, scaled only by the variant's own
 scale parts, with the settings its `rollout-settings` line names where the variant has no
 `light=` part, as the engine plays it; a line for another board size than `--size` is left
-aside). The base is the engine's default for `--size` (`--base`; gammago.config.rollout_scale_for,
+aside). The base is the engine's default for `--size` (`--base`; gammago.engine.settings.rollout_scale_for,
 ROLLOUT_SCALE without --size).
 
 With `--labels CACHE` (a label cache of `gammago train-balance`, such as
@@ -26,7 +26,7 @@ patterns/labels/rollout9-tail-net-root-10000.labels.json.gz), the positions are 
 given games that the cache holds (each once, where several games reach it), and each is judged
 against the search's win rate there in place of the game's result: a label that is not the
 noise of one finished game. The cache keys a position by what it is (board size, komi, stones
-and moves: train_balance.position_key), so the games may be given by any path. `--holdout F
+and moves: position_labels.position_key), so the games may be given by any path. `--holdout F
 --split-seed S` keeps only the games that train-balance with `--holdout F --seed S` held out,
 for a table balanced on the rest, and of their positions only those that no other game given
 reaches (an opening that a training game played too is left out); that split is drawn over
@@ -59,13 +59,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from gammago import gammas as G  # noqa: E402
-from gammago import sgf  # noqa: E402
-from gammago import tail as T  # noqa: E402
-from gammago.config import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE,  # noqa: E402
+from gammago.moves import gammas as G  # noqa: E402
+from gammago.go import sgf  # noqa: E402
+from gammago.rollout import tail as T  # noqa: E402
+from gammago.engine.settings import (ROLLOUT_LIGHT_AFTER, ROLLOUT_SCALE,  # noqa: E402
                             rollout_gammas, rollout_light_after_for, rollout_scale_for,
                             rollout_refuse_for, rollout_settings_for, rollout_tail_for)
-from gammago.rollout import GammaPolicy  # noqa: E402
+from gammago.rollout.gamma_policy import GammaPolicy  # noqa: E402
 
 
 def positions_of(games, label):
@@ -97,7 +97,7 @@ NUMBER_PARTS = {"light": (int, lambda v: v >= 0, "a move count >= 0"),
 def split_variant(spec, light_after=ROLLOUT_LIGHT_AFTER, tail=rollout_tail_for(9)):
     """A variant text -> {"scale": its --rollout-scale text, "light": the light_after moves (light_after when the text names none), "tail": the light
     tail's rules word (tail with the rules a part NAME=0|1 turns off or on, NAME one of
-    gammago.tail.RULES: shapes, lone, seki, refuse; refuse, unless given, on where
+    gammago.rollout.tail.RULES: shapes, lone, seki, refuse; refuse, unless given, on where
     light is 0, as in the engine), "mercy": the mercy threshold (0 for off), "table": the gamma
     file of a part table=FILE (None: the shipped rollout
     gammas), "given": the names of the parts given (those of NUMBER_PARTS and T.RULES)}."""
@@ -137,7 +137,7 @@ def _with_rule(tail, bit, on):
 
 def _refuse_as_engine(tail, light, given):
     """The rules word with the gamma moves' refusal as the engine sets it
-    (gammago.config.rollout_refuse_for: on where the gammas play to the end), unless the variant
+    (gammago.engine.settings.rollout_refuse_for: on where the gammas play to the end), unless the variant
     has a part refuse= of its own."""
     if "refuse" in given:
         return tail
@@ -147,7 +147,7 @@ def _refuse_as_engine(tail, light, given):
 def take_table_settings(variant, settings, size):
     """A variant of split_variant with the settings of its table's `rollout-settings` line
     (Gammas.settings) where it has no part of its own for them, as the engine plays a
-    --rollout-gammas table on a board of `size` (gammago.config.rollout_settings_for, with the
+    --rollout-gammas table on a board of `size` (gammago.engine.settings.rollout_settings_for, with the
     variant's parts as the options given): light= for --rollout-light-after."""
     given = variant["given"]
     own = SimpleNamespace(rollout_light_after=variant["light"] if "light" in given else None)
@@ -161,7 +161,7 @@ def labelled_positions(games, known, others=()):
     label cache): every position of games that it holds, once (in the first game that reaches
     it), except those that a game of `others` reaches as well (the training games, for a
     held-out judgement)."""
-    from gammago.train_balance import position_key
+    from gammago.engine.position_labels import position_key
     seen = {position_key(game, i) for game in others for i in range(len(game.moves) + 1)}
 
     def label(game, i):
@@ -179,7 +179,7 @@ def judged_positions(games, known, holdout=None, split_seed=1):
     game reaches; else every game (tools/relabel.py labels the same positions again)."""
     if holdout is None:
         return games, labelled_positions(games, known)
-    from gammago.train_balance import held_out_names
+    from gammago.engine.position_labels import held_out_names
     held = held_out_names(games, holdout, split_seed) if games else set()
     test = [g for g in games if g.name in held]
     return test, labelled_positions(test, known, [g for g in games if g.name not in held])
@@ -266,7 +266,7 @@ def main(argv=None):
         games.append(game)
     known = None
     if args.labels:
-        from gammago.train_balance import read_label_cache
+        from gammago.engine.position_labels import read_label_cache
         try:
             label_playouts, label_mode, known, _ = read_label_cache(args.labels, games)
         except (ValueError, OSError, EOFError) as e:

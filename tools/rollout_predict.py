@@ -26,9 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from gammago import features as F  # noqa: E402
-from gammago import rollout, sgf  # noqa: E402
-from gammago.seeds import derive  # noqa: E402
+from gammago.moves import features as F  # noqa: E402
+from gammago.rollout import gamma_policy as rollout  # noqa: E402
+from gammago.go import sgf
+from gammago.core.seeds import derive  # noqa: E402
 
 
 def main(argv=None):

@@ -24,9 +24,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gammago.board import Board, IllegalMoveError  # noqa: E402
-from gammago.gtp_process import GNUGO, EngineFailure, GtpProcess, expand_command  # noqa: E402
-from gammago.sgf_write import game_sgf  # noqa: E402
+from gammago.go.board import Board, IllegalMoveError  # noqa: E402
+from gammago.arena.gtp_process import GNUGO, EngineFailure, GtpProcess, expand_command  # noqa: E402
+from gammago.go.sgf_write import game_sgf  # noqa: E402
 
 P_UNDO = 0.03          # chances, before each engine move, of each disturbance
 P_LOADSGF = 0.03

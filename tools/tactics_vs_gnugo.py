@@ -4,7 +4,7 @@ on real positions.
 
 Positions are sampled from SGF records (files, directories or .tar.* archives, as train-mm
 reads them): one position a game, at a random move from --from to --to. In each, every string
-of one or two liberties is asked twice: `gammago.tactics.capture` (its opponent to move: can it
+of one or two liberties is asked twice: `gammago.go.tactics.capture` (its opponent to move: can it
 be captured?) and GNU Go's `attack` on the same stone (0: no attack; 1, 2 or 3: an attack, the
 last two through a ko). The counts:
 
@@ -17,7 +17,7 @@ last two through a ko). The counts:
                   not a liberty of the string (a net or an approach)
     unknown       the reader ran out of its node budget (--budget)
 
-For the strings GNU Go can attack, the owner to move: `gammago.tactics.save` against GNU Go's
+For the strings GNU Go can attack, the owner to move: `gammago.go.tactics.save` against GNU Go's
 `defend` (0: no defence), counted the same way under save_both_yes (both save it),
 save_both_no, save_ours_only (the reader saves a string GNU Go finds no defence for),
 save_gnugo_only and save_unknown.
@@ -35,9 +35,10 @@ import sys
 
 from tqdm import tqdm
 
-from gammago import sgf, tactics
-from gammago.board import Board
-from gammago.gtp_process import GNUGO, GtpProcess
+from gammago.go import sgf
+from gammago.go import tactics
+from gammago.go.board import Board
+from gammago.arena.gtp_process import GNUGO, GtpProcess
 
 
 def sample_positions(paths, games, seed, first, last):

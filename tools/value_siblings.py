@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does a net's value tell the root's moves apart? On the held-out games of self-play runs (the
-trainer's split: gammago.selfplay_data.is_heldout), at positions where the search gave three or
+trainer's split: gammago.net.selfplay_positions.is_heldout), at positions where the search gave three or
 more moves at least two root batches, how often the move whose resulting position the net values
 most is the search's most visited one, and the mean Spearman correlation between the net's values
 of those moves and their visits. net-root mixes the value into each root move's value
@@ -18,10 +18,10 @@ import sys
 import numpy as np
 from scipy.stats import spearmanr
 
-from gammago import net as N
-from gammago import selfplay_record as R
-from gammago.board import Board
-from gammago.selfplay_data import HELDOUT_PERMILLE, is_heldout, record_name
+from gammago.net import runtime as N
+from gammago.net import selfplay_record as R
+from gammago.go.board import Board
+from gammago.net.selfplay_positions import HELDOUT_PERMILLE, is_heldout, record_name
 
 MIN_VISITS = 32        # two root batches: a move the search looked at beyond its first batch
 

@@ -1,0 +1,616 @@
+"""`gammago train-mm`: learn move-feature gammas from SGF records with MM (gammago.moves.mm).
+
+Phases, each with a progress bar:
+  1. extract  read the records (files, directories, tar archives), split the games into
+              training and held-out BY GAME, replay each training game in C and record, at
+              sampled positions, the feature team of every legal move (both cores, or
+              with --scheduler ADDRESS the workers of a Dask cluster: docs/CLUSTER.md).
+              Memory does not grow with the corpus: at most --max-positions positions are
+              kept (those of lowest priority, a hash of game, move number and seed, over the
+              whole corpus), their teams deduplicated block by block as the games arrive
+  2. teams    one table of distinct teams; the 3x3 and diamond patterns seen too rarely
+              among the kept candidates merged into their group's default pattern
+  3. MM       Coulom's MM, group by group, until the log-posterior stops improving
+  4. held-out rank the moves of every position of the held-out games with the new gammas
+              (a held-out game whose moves repeat a training game's, or an earlier held-out
+              game's, is left out of the evaluation and counted: a corpus may file one game
+              twice, under two names that the split sends to different sides)
+Then it writes the gamma file, a report PNG (log-likelihood per iteration, held-out accuracy by
+move number) beside it, and prints top-1 / top-5 / mean log-evidence on the held-out games
+(and for each input path apart when there are several).
+"""
+import shlex
+import sys
+import time
+import zlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from gammago.core import cluster
+from gammago.moves import features as F
+from gammago.moves import gammas as gammas_mod
+from gammago.moves import mm
+from gammago.moves import predict
+from gammago.go import sgf
+
+HOLDOUT = 0.1               # fraction of games held out (chosen by a hash of name and seed)
+POSITIONS_PER_GAME = 50     # positions sampled per training game (0: every position)
+MAX_POSITIONS = 1_500_000   # positions kept over the whole corpus (0: all): bounds memory and time
+MIN_PATTERN_COUNT = 20      # patterns seen fewer times among the candidates join the default
+CHUNK = 32                  # records per task sent to a worker
+MAX_ITER = 60               # MM sweeps at most
+TOL = 1e-4                  # stop when a sweep gains less log-posterior per position
+SLACK = 0.25                # the kept positions may run this fraction over the budget before a cut
+BLOCK_ENTRIES = 1 << 23     # candidate entries per block of teams deduplicated on arrival
+REPEATS_SHOWN = 10          # held-out repeats named one by one on stderr; the rest counted
+STEP = 1 << 24              # candidate entries per slice of the whole-sample passes
+
+
+def _release_memory(first=False):
+    """Hand freed heap memory back to the system (glibc): the big arrays of one phase are gone
+    before the next phase allocates its own, and before the held-out workers are forked. On
+    the first call, arrays of 1 MiB and more are set to come from the system directly, so that
+    freeing one returns it (glibc's dynamic threshold would keep them in the heap)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        if first:
+            libc.mallopt(-3, 1 << 20)           # M_MMAP_THRESHOLD
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):           # not glibc: nothing to do
+        pass
+
+
+def held_out(name, seed, fraction):
+    """Deterministic split by game: the same name and seed always land on the same side."""
+    return zlib.crc32(f"{seed}:{name}".encode()) / 2.0 ** 32 < fraction
+
+
+def game_digest(game):
+    """The game's sgf.moves_digest: equal for two records of the same game."""
+    return sgf.moves_digest(game.size, game.moves, game.setup_black, game.setup_white)
+
+
+def _sample(name, n, k, seed):
+    if k <= 0 or n <= k:
+        return None
+    rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+    mask = np.zeros(n, dtype=np.uint8)
+    mask[rng.choice(n, k, replace=False)] = 1
+    return mask
+
+
+def priorities(name, n, seed):
+    """Each position's priority for the corpus-wide budget, uniform in [0, 1): a function of the
+    game's name, the move number and the seed only, so that the positions kept (the lowest
+    priorities) do not depend on the order or the chunking in which the games are read."""
+    return np.random.default_rng([seed, zlib.crc32(name.encode()), 1]).random(n)
+
+
+_CFG = {}
+
+
+def feature_layout():
+    """The feature layout extraction depends on: every cluster worker must answer the same."""
+    return [int(F.N_FEATURES), [int(g) for g in F.GROUP_SIZES]]
+
+
+def _init(cfg):
+    _CFG.update(cfg)
+
+
+def _extract_chunk(task):
+    """(threshold, [(name, bytes|SgfError, source index)]) -> {"keys": the chunk's distinct team
+    keys, "records": [('train', name, (index into keys, counts, offsets, winner, priorities,
+    positions sampled), digest) | ('held', name, (source index, bytes), digest) |
+    ('error', name, problem, None)]}, digest being the game's game_digest.
+    Positions of priority at or above the threshold are not extracted: the budget has no room
+    for them. Each chunk's teams are deduplicated here, on the workers."""
+    threshold, chunk = task
+    out, train = [], []
+    for name, data, src in chunk:
+        try:
+            if isinstance(data, sgf.SgfError):
+                raise data
+            game = sgf.parse_game(name, data)
+            n = len(game.moves)
+            if held_out(name, _CFG["seed"], _CFG["holdout"]):
+                # checked now so that a bad held-out game is reported with the others
+                F.extract_game(game.board(), game.moves, np.zeros(n, np.uint8))
+                out.append(("held", name, (src, data), game_digest(game)))
+                continue
+            mask = _sample(name, n, _CFG["positions"], _CFG["seed"])
+            take = np.ones(n, dtype=bool) if mask is None else mask.astype(bool)
+            sampled = int(take.sum())
+            prio = priorities(name, n, _CFG["seed"])
+            take &= prio < threshold
+            keys, counts, offs, win, mvn = F.extract_game(game.board(), game.moves,
+                                                          take.astype(np.uint8))
+            train.append(keys)
+            out.append(("train", name, [None, counts.astype(np.uint16), offs,
+                                        win.astype(np.int16), prio[mvn], sampled],
+                        game_digest(game)))
+        except sgf.SgfError as e:
+            out.append(("error", name, e.problem, None))
+        except ValueError as e:
+            out.append(("error", name, str(e), None))
+    uniq = np.zeros(0, dtype=np.int64)
+    if train:
+        uniq, index = np.unique(np.concatenate(train), return_inverse=True)
+        parts = np.split(index.astype(np.int32), np.cumsum([len(k) for k in train])[:-1])
+        for (kind, _, payload, _), part in zip((r for r in out if r[0] == "train"), parts):
+            payload[0] = part
+    return {"keys": uniq, "records": out}
+
+
+class _Block:
+    """Positions in arrival order with their candidates' teams deduplicated: team keys `uniq`
+    (sorted), and per candidate entry its index into them and how many legal moves share it."""
+
+    def __init__(self, uniq, index, counts, sizes, win, prio):
+        self.uniq, self.index, self.counts = uniq, index, counts
+        self.sizes, self.win, self.prio = sizes, win, prio
+        self._drop_unused()
+
+    def _drop_unused(self):
+        used = np.zeros(len(self.uniq), dtype=bool)
+        used[self.index] = True
+        if not used.all():
+            self.index = (np.cumsum(used) - 1).astype(np.int32)[self.index]
+            self.uniq = self.uniq[used]
+
+    @property
+    def entries(self):
+        return len(self.index)
+
+    def keep(self, mask):
+        """Only the positions where mask is true; team keys no longer used are dropped."""
+        entries = np.repeat(mask, self.sizes)
+        self.index, self.counts = self.index[entries], self.counts[entries]
+        self.sizes, self.win, self.prio = self.sizes[mask], self.win[mask], self.prio[mask]
+        self._drop_unused()
+
+    @classmethod
+    def merge(cls, parts):
+        """One block of [(sorted keys, [(index into them, counts, sizes, winner, priorities)])]."""
+        uniq, inverse = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
+        cols, at = [[] for _ in range(5)], 0
+        for keys, runs in parts:
+            renumber = inverse[at: at + len(keys)].astype(np.int32)
+            at += len(keys)
+            for index, *rest in runs:
+                cols[0].append(renumber[index])
+                for c, x in zip(cols[1:], rest):
+                    c.append(x)
+        return cls(uniq, *(np.concatenate(c) for c in cols))
+
+    def part(self):
+        return self.uniq, [(self.index, self.counts, self.sizes, self.win, self.prio)]
+
+
+class Sample:
+    """The training positions kept so far, in the order they came, at most budget * (1 + SLACK)
+    of them at any time (budget 0: all). When they run over, only the `budget` of lowest
+    priority stay, and their threshold keeps later positions out (the workers read it with each
+    chunk and skip them). At the end exactly the `budget` positions of lowest priority over the
+    whole corpus remain, whatever the order of the games and whoever extracted them."""
+
+    def __init__(self, budget):
+        self.budget = budget
+        self.threshold = 1.0          # priorities at or above it are out
+        self.blocks = []              # sealed _Blocks, oldest first
+        self._open = []               # chunks since the last block: (keys, [game runs])
+        self._open_entries = 0
+        self.positions = 0            # kept now
+        self.sampled = 0              # positions the per-game sampling offered
+
+    def add(self, keys, counts, offs, win, prio, sampled):
+        """One game: its positions' team keys (offsets per position) as extract_game gives them."""
+        uniq, index = np.unique(keys, return_inverse=True)
+        self.add_chunk(uniq, [(index.astype(np.int32), counts, offs, win, prio, sampled)])
+
+    def add_chunk(self, keys, games):
+        """Games whose team keys are given as indices into one array of distinct keys."""
+        runs = []
+        for index, counts, offs, win, prio, sampled in games:
+            self.sampled += sampled
+            sizes = np.diff(offs).astype(np.int16)
+            keep = prio < self.threshold
+            if not keep.all():
+                entries = np.repeat(keep, sizes)
+                index, counts = index[entries], counts[entries]
+                sizes, win, prio = sizes[keep], win[keep], prio[keep]
+            if len(prio):
+                runs.append((index, counts, sizes, win, prio))
+                self._open_entries += len(index)
+                self.positions += len(prio)
+        if not runs:
+            return
+        self._open.append((keys, runs))
+        if self._open_entries >= BLOCK_ENTRIES:
+            self._seal()
+        if self.budget and self.positions > self.budget * (1 + SLACK):
+            self._cut()
+
+    def _seal(self):
+        if self._open:
+            self.blocks.append(_Block.merge(self._open))
+            self._open, self._open_entries = [], 0
+
+    def _cut(self):
+        """Keep the `budget` positions of lowest priority; merge the blocks left small."""
+        self._seal()
+        prio = np.concatenate([b.prio for b in self.blocks])
+        if len(prio) <= self.budget:
+            return
+        self.threshold = float(np.partition(prio, self.budget)[self.budget])
+        del prio
+        blocks, small = [], []
+        for b in self.blocks:
+            b.keep(b.prio < self.threshold)
+            small.append(b)
+            if sum(x.entries for x in small) >= BLOCK_ENTRIES // 2:
+                blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
+                small = []
+        if small:
+            blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
+        self.blocks = [b for b in blocks if len(b.prio)]
+        self.positions = sum(len(b.prio) for b in self.blocks)
+
+    def finish(self):
+        """-> (team keys int64 [teams] sorted, team index int32 [entries], counts float32
+        [entries], offsets [positions + 1], the entry of each position's move played)."""
+        self._seal()
+        if self.budget and self.positions > self.budget:
+            self._cut()
+        keys = np.unique(np.concatenate([b.uniq for b in self.blocks] or [np.zeros(0, np.int64)]))
+        n = sum(b.entries for b in self.blocks)
+        index = np.empty(n, dtype=np.int32)
+        counts = np.empty(n, dtype=np.float32)
+        sizes = np.concatenate([b.sizes for b in self.blocks] or [np.zeros(0, np.int16)])
+        win = np.concatenate([b.win for b in self.blocks] or [np.zeros(0, np.int16)])
+        at = 0
+        while self.blocks:                       # block by block, each freed once copied
+            b = self.blocks.pop(0)
+            index[at: at + b.entries] = np.searchsorted(keys, b.uniq).astype(np.int32)[b.index]
+            counts[at: at + b.entries] = b.counts
+            at += b.entries
+            del b
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:], dtype=np.int64)
+        if n < 2**31:
+            offsets = offsets.astype(np.int32)
+        return keys, index, counts, offsets, offsets[:-1] + win
+
+
+def _sources(paths):
+    """(name, bytes|SgfError, index of the path it came from) for every record."""
+    for i, path in enumerate(paths):
+        for name, data in sgf.iter_sources([path]):
+            yield name, data, i
+
+
+def _limited(sources, max_games):
+    return sources if max_games is None else (s for _, s in zip(range(max_games), sources))
+
+
+def extract(paths, args, workers, client=None):
+    """Phase 1. Returns (Sample, held-out games [(name, path index, bytes)], errors, records
+    read, training games, repeats: the held-out games left out because their moves repeat a
+    training game's or an earlier held-out game's [(name, the other's name)]). The chunks go
+    to `workers` local processes, or to the workers of a Dask cluster (`client`): the same
+    _extract_chunk on the same chunks, its results taken in the same order."""
+    held, errors = [], []
+    trained, held_digests = {}, []            # digest -> first training game's name
+    sample = Sample(args.max_positions)
+    sources = _limited(_sources(paths), args.max_games)
+    cfg = {"seed": args.seed, "holdout": args.holdout, "positions": args.positions_per_game}
+    bar = tqdm(total=args.max_games, desc="extract", unit="game", file=sys.stderr,
+               dynamic_ncols=True)
+    n = ntrain = 0
+    # each chunk carries the threshold as it stands when the chunk is sent
+    chunks = ((sample.threshold, c) for c in predict.chunked(sources, CHUNK))
+    if client is not None:
+        outs = cluster.map_chunks(client, _extract_chunk, chunks, _init, (cfg,))
+    else:
+        outs = predict.map_chunks(_extract_chunk, chunks, workers, _init, (cfg,))
+    for out in outs:
+        games = []
+        for kind, name, payload, digest in out["records"]:
+            n += 1
+            if kind == "train":
+                ntrain += 1
+                games.append(payload)
+                trained.setdefault(digest, name)
+            elif kind == "held":
+                held.append((name, *payload))
+                held_digests.append(digest)
+            else:
+                errors.append((name, payload))
+                bar.write(f"skipped {name}: {payload}", file=sys.stderr)
+        sample.add_chunk(out["keys"], games)
+        bar.update(len(out["records"]))
+        bar.set_postfix(train=ntrain, held=len(held), bad=len(errors),
+                        positions=f"{sample.positions:,}")
+    bar.close()
+    # the repeats are known only once every training game is read
+    kept, repeats = sgf.split_repeats([(g[0], d) for g, d in zip(held, held_digests)], trained)
+    return sample, [held[i] for i in kept], errors, n, ntrain, repeats
+
+
+def _team_columns(keys):
+    """Packed team keys -> one column of local ids per group, each in a small dtype."""
+    return [((keys >> F.KEY_SHIFTS[g]) & ((1 << F.KEY_BITS[g]) - 1))
+            .astype(mm.small_uint(F.GROUP_SIZES[g])) for g in range(F.N_GROUPS)]
+
+
+def build_teams(sample, min_count):
+    """Phase 2: the distinct teams (rare patterns merged into their group's default, teams
+    numbered by how often they occur), the candidates matrix, winners, per-feature counts."""
+    bar = tqdm(total=4, desc="teams", file=sys.stderr, dynamic_ncols=True)
+    keys, index, counts, offsets, winner_entry = sample.finish()
+    _release_memory()
+    bar.update(1)
+    nfeat = F.N_FEATURES
+    team_count = np.zeros(len(keys))
+    for a in range(0, len(index), STEP):          # slice by slice: bincount copies to int64
+        team_count += np.bincount(index[a: a + STEP], weights=counts[a: a + STEP],
+                                  minlength=len(keys))
+    columns = _team_columns(keys)
+    seen = np.zeros(nfeat)
+    for g, col in enumerate(columns):
+        seen[F.GROUP_BASES[g]: F.GROUP_BASES[g] + F.GROUP_SIZES[g]] += \
+            np.bincount(col, weights=team_count, minlength=F.GROUP_SIZES[g])
+    # rare patterns -> their group's default pattern, group by group
+    kept, nrare = {}, {}
+    for g, npat, default in F.PATTERN_GROUPS:
+        base = F.GROUP_BASES[g]
+        rare = np.flatnonzero(seen[base + 1: base + 1 + npat] < min_count) + 1    # local ids
+        remap = np.arange(F.GROUP_SIZES[g], dtype=columns[g].dtype)
+        remap[rare] = default
+        keys = (keys & ~np.int64(((1 << F.KEY_BITS[g]) - 1) << F.KEY_SHIFTS[g])) | \
+            (remap[columns[g]].astype(np.int64) << F.KEY_SHIFTS[g])
+        seen[base + default] += seen[base + rare].sum()
+        kept[F.GROUP_NAMES[g]] = npat - len(rare)
+        nrare[F.GROUP_NAMES[g]] = len(rare)
+    del columns
+    bar.update(1)
+    # teams made equal by the merge become one; the most frequent teams first (locality)
+    keys, merged = np.unique(keys, return_inverse=True)
+    team_count = np.bincount(merged, weights=team_count, minlength=len(keys))
+    order = np.argsort(-team_count, kind="stable")
+    rank = np.empty(len(keys), dtype=np.int32)
+    rank[order] = np.arange(len(keys), dtype=np.int32)
+    renumber = rank[merged]
+    del merged, rank, team_count
+    for a in range(0, len(index), STEP):         # in place, slice by slice
+        index[a: a + STEP] = renumber[index[a: a + STEP]]
+    teams = mm.Teams(_team_columns(keys[order]), F.GROUP_BASES)
+    del keys, order, renumber
+    bar.update(1)
+    cand = mm.candidates_matrix(offsets, index, counts, nteams=len(teams))
+    winners = index[winner_entry]
+    del index, counts, offsets, winner_entry
+    bar.update(1)
+    bar.close()
+    wins = np.zeros(nfeat)
+    for k in range(F.N_GROUPS):
+        wins += np.bincount(teams.ids(k, winners), minlength=nfeat)
+    return teams, cand, winners, seen, wins, kept, nrare
+
+
+def groups_and_fixed(held=()):
+    """The MM groups and the ids fixed at 1: every group's "absent" id, and every id of the
+    groups named in `held` (feature group names), which then weigh nothing."""
+    groups, fixed = [], np.zeros(F.N_FEATURES, dtype=bool)
+    for g in range(F.N_GROUPS):
+        base = F.GROUP_BASES[g]
+        fixed[base] = True
+        if F.GROUP_NAMES[g] in held:
+            fixed[base: base + F.GROUP_SIZES[g]] = True
+        groups.append(np.arange(base + 1, base + F.GROUP_SIZES[g]))
+    return groups, fixed
+
+
+def parse_held(text):
+    """--hold-groups text ("pat12,ladder" or "rollout": the groups the rollouts do not weigh)
+    -> a tuple of group names; ValueError naming an unknown group."""
+    names = []
+    for part in (p.strip() for p in str(text or "").split(",")):
+        if not part:
+            continue
+        if part == "rollout":
+            names += [n for n in F.GROUP_NAMES if n not in F.ROLLOUT_GROUPS]
+        elif part in F.GROUP_NAMES:
+            names.append(part)
+        else:
+            raise ValueError(f"--hold-groups: unknown group {part!r} (groups: "
+                             f"{', '.join(F.GROUP_NAMES)}, or 'rollout')")
+    return tuple(dict.fromkeys(names))
+
+
+def write_report(path, history, results, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    it = [h["iteration"] for h in history]
+    a1.plot(it, [h["log_likelihood"] for h in history], "o-")
+    a1.set_xlabel("MM sweep (all groups)")
+    a1.set_ylabel("mean log-likelihood per training position")
+    a1.grid(alpha=0.3)
+    a1.set_title("MM training")
+    if results:
+        predict.plot_by_move_number(a2, results)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def add_arguments(p):
+    p.add_argument("paths", nargs="+", metavar="SGF_OR_DIR_OR_TAR",
+                   help="SGF files, directories, or tar archives of SGF files")
+    p.add_argument("--out", required=True, metavar="FILE", help="gamma file to write")
+    p.add_argument("--max-games", type=int, metavar="N", help="read at most N records")
+    p.add_argument("--holdout", type=float, default=HOLDOUT,
+                   help=f"fraction of games held out for evaluation (default {HOLDOUT})")
+    p.add_argument("--seed", type=int, default=1, help="seed of the split and the sampling")
+    p.add_argument("--positions-per-game", type=int, default=POSITIONS_PER_GAME, metavar="K",
+                   help=f"positions sampled per training game, 0 for all (default {POSITIONS_PER_GAME})")
+    p.add_argument("--max-positions", type=int, default=MAX_POSITIONS, metavar="N",
+                   help=f"training positions kept over the whole corpus, those of lowest "
+                        f"priority (a hash of game, move number and seed): memory and time stay "
+                        f"bounded however many games are read; 0 keeps all (default {MAX_POSITIONS:,})")
+    p.add_argument("--min-pattern-count", type=int, default=MIN_PATTERN_COUNT, metavar="N",
+                   help=f"patterns seen fewer times join the default (default {MIN_PATTERN_COUNT})")
+    p.add_argument("--hold-groups", default="", metavar="GROUPS",
+                   help="feature groups held at gamma 1 (comma-separated names; 'rollout': the "
+                        "groups the rollouts do not weigh), for gammas trained for the rollouts")
+    p.add_argument("--max-iter", type=int, default=MAX_ITER, help="MM sweeps at most")
+    p.add_argument("--tol", type=float, default=TOL,
+                   help="stop when a sweep gains less log-posterior per position")
+    p.add_argument("--workers", type=int, default=predict.WORKERS, help="processes (default 2)")
+    p.add_argument("--report", metavar="PNG", help="report image (default: OUT with .png)")
+    cluster.add_arguments(p)      # phase 1 on a Dask cluster; MM and held-out stay here
+
+
+def main(args):
+    t_start = time.perf_counter()
+    out = Path(args.out)
+    report = Path(args.report) if args.report else out.with_suffix(".png")
+    if not 0 <= args.holdout < 1:
+        print(f"gammago train-mm: --holdout {args.holdout} must be in [0, 1)", file=sys.stderr)
+        return 2
+    if args.max_positions < 0:
+        print(f"gammago train-mm: --max-positions {args.max_positions} must be 0 (all) or more",
+              file=sys.stderr)
+        return 2
+    try:
+        held_groups = parse_held(getattr(args, "hold_groups", ""))
+    except ValueError as e:
+        print(f"gammago train-mm: {e}", file=sys.stderr)
+        return 2
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out.with_name(out.name + ".tmp"), "w"):
+            pass
+        out.with_name(out.name + ".tmp").unlink()
+    except OSError as e:
+        print(f"gammago train-mm: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    workers = max(1, args.workers)
+    times = {}
+    _release_memory(first=True)
+
+    client = None
+    try:
+        if args.scheduler:
+            client = cluster.connect(args.scheduler, args.connect_timeout, layout=feature_layout,
+                                     log=lambda m: print(m, file=sys.stderr))
+        t = time.perf_counter()
+        sample, held, errors, nrec, ntrain, repeats = extract(args.paths, args, workers, client)
+        times["extract"] = time.perf_counter() - t
+    except cluster.ClusterError as e:
+        print(f"gammago train-mm: {e}", file=sys.stderr)
+        return 2 if client is None else 1
+    finally:
+        if client is not None:
+            cluster.close(client, lost=client.status != "running")
+    for name, twin in repeats[:REPEATS_SHOWN]:
+        print(f"not evaluated: held-out {name} repeats the moves of {twin}", file=sys.stderr)
+    if len(repeats) > REPEATS_SHOWN:
+        print(f"not evaluated: {len(repeats) - REPEATS_SHOWN} more held-out games that repeat "
+              f"another game's moves", file=sys.stderr)
+    if not sample.positions:
+        print(f"gammago train-mm: no usable training game in {nrec} records "
+              f"({len(errors)} skipped)", file=sys.stderr)
+        return 1
+
+    t = time.perf_counter()
+    nsampled = sample.sampled
+    teams, cand, winners, seen, wins, kept, nrare = build_teams(sample, args.min_pattern_count)
+    del sample
+    _release_memory()
+    npos, nteams = cand.shape
+    times["teams"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    groups, fixed = groups_and_fixed(held_groups)
+    bar = tqdm(total=args.max_iter, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
+
+    def progress(it, h):
+        bar.update(1)
+        bar.set_postfix(loglik=f"{h['log_likelihood']:.4f}")
+
+    gamma, history = mm.fit(teams, cand, winners, F.N_FEATURES, groups, fixed=fixed,
+                            max_iter=args.max_iter, tol=args.tol, progress=progress,
+                            threads=workers)
+    bar.close()
+    times["MM"] = time.perf_counter() - t
+    del cand, teams, winners
+    _release_memory()                 # before the held-out workers are forked
+
+    t = time.perf_counter()
+    held_summary, by_path, results = None, [], []
+    if held:
+        results, ngames, herr = predict.evaluate(((name, data) for name, _, data in held),
+                                                 table=gamma, workers=workers, desc="held-out",
+                                                 total=len(held))
+        held_summary = predict.summarize(results, ngames)
+        bad = {name for name, _ in herr}
+        src = np.array([i for name, i, _ in held if name not in bad])
+        if len(args.paths) > 1:
+            for i, path in enumerate(args.paths):
+                mine = [r for r, s in zip(results, src) if s == i]
+                if mine:
+                    by_path.append(f"held out, {path}: "
+                                   + predict.format_summary(predict.summarize(mine, len(mine))))
+    times["held-out"] = time.perf_counter() - t
+    times["total"] = time.perf_counter() - t_start
+
+    # the gamma file: every trained feature; patterns only when kept (others take the default);
+    # the held groups at 1 (their patterns through their default)
+    listed = ~fixed
+    patterns = {g: (npat, default) for g, npat, default in F.PATTERN_GROUPS}
+    for g in range(F.N_GROUPS):
+        base = F.GROUP_BASES[g]
+        if F.GROUP_NAMES[g] in held_groups:
+            if g in patterns:
+                listed[base + patterns[g][1]] = True
+            else:
+                listed[base + 1: base + F.GROUP_SIZES[g]] = True
+        elif g in patterns:
+            pats = slice(base + 1, base + 1 + patterns[g][0])
+            listed[pats] &= seen[pats] >= args.min_pattern_count
+    command = "gammago train-mm " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
+        if len(sys.argv) > 1 and sys.argv[1] == "train-mm" else f"gammago train-mm {vars(args)}"
+    comments = [
+        f"trained {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} by: {command}",
+        f"data: {nrec} records read, {ntrain} training games ({npos:,} positions"
+        + (f" kept of {nsampled:,}, the --max-positions {args.max_positions:,} of lowest priority"
+           if npos < nsampled else "")
+        + f"; {args.positions_per_game or 'all'} per game), {len(held)} held out"
+        + (f" (and {len(repeats)} left out of the evaluation: their moves repeat another "
+           f"game's)" if repeats else "")
+        + f", {len(errors)} skipped",
+        "patterns: " + "; ".join(
+            f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
+            f"candidates), {nrare[name]} merged into {name}:default" for name in kept),
+        (f"held at 1 (not trained): {', '.join(held_groups)}; " if held_groups else "") +
+        f"MM: {nteams:,} distinct teams, {len(history)} sweeps, mean log-likelihood per position "
+        f"{history[-1]['log_likelihood']:.4f}",
+        "held out: " + (predict.format_summary(held_summary) if held_summary else "none"),
+        *by_path,
+        "seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in times.items()),
+    ]
+    gammas_mod.save(out, gamma, listed, comments, wins=wins, seen=seen)
+    write_report(report, history, results, f"{out.name}: {comments[1]}\n{comments[4]}")
+    gammas_mod.load(out)     # what we wrote reads back
+    for c in comments[1:]:
+        print(c)
+    print(f"wrote {out} and {report}")
+    return 0

@@ -265,7 +265,11 @@ class RootSearch:
         self.max_playouts = max_playouts
         self.deadline = time.perf_counter() + seconds if seconds > 0 else 0.0
         self.seed = 1 if seed is None else int(seed)
-        self._stop = False
+        # stopped (from the last search) until the counters are this search's: a thread that
+        # watches a running search (the analysis command's) reads playouts only while not
+        # stopped, and the expansion below takes a while
+        self._stop = True
+        self._done = 0
         if not self.kids or (no_pass and any(k["move"] == "pass" for k in self.kids)):
             self._expand(no_pass)
         # every child tree gets one worker per thread for the whole search (work_batch)
@@ -280,8 +284,8 @@ class RootSearch:
             rounds = max(1, math.ceil(math.log2(m)))
             self._halving = {"alive": alive, "rounds": rounds, "target": 0}
             self._halving["target"] = self._round_share(len(alive))
-        self._done = 0
         self._lock = threading.Lock()
+        self._stop = False
 
     def _rollout_rate(self, k):
         """Win rate of the rollouts below root child k for the player at the root: the mean of

@@ -377,14 +377,14 @@ def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
 def test_retired_search_options_are_gone_from_the_tree_and_the_engine(param, flag):
     """RAVE, LGRF, the score bonus and the other rating scales lost their matches and were
     retired (docs/experiments/rave-lgrf.md, score-bonus.md, search-settings.md): the tree
-    refuses their parameters, the engine their flags; a node is 24 bytes."""
+    refuses their parameters, the engine their flags; a node is 32 bytes (24 with no score)."""
     from gammago.search import tree
     with pytest.raises(ValueError, match="unknown search parameter"):
         Search(10000, **{param: 1})
     p = engine_parser()
     with pytest.raises(SystemExit):
         p.parse_args(flag)
-    assert tree.NODE_BYTES == 24
+    assert tree.NODE_BYTES == 32
 
 
 # --- criticality in the widening order ------------------------------------------------------------
@@ -603,3 +603,57 @@ def test_ownership_and_score_spread_are_those_of_the_playouts():
     np.testing.assert_allclose(s.ownership_stdev(), owners.std(axis=0), atol=1e-9)
     assert s.score_stdev() == pytest.approx(owners.sum(axis=(1, 2)).std(), abs=1e-9)
     assert 0 < s.score_stdev() < 81
+
+
+def test_a_node_keeps_the_mean_and_spread_of_its_playouts_scores():
+    """Every node adds up its playouts' final area differences: played one at a time, the
+    root's and each root child's mean and spread are those of the playouts that went through
+    it (each playout's score read from the ownership totals, its child from the visits)."""
+    b = Board(9, 7)
+    for v in ["E5", "D5", "D4", "C4", "E4", "D6"]:
+        b.play(v)
+    s = Search(200000, seed=4, mercy=0)
+    s.set_root(b)
+    s.prepare(1)
+    assert s.score() is None and s.child_scores() == {}
+    before, visits = 0.0, {}
+    by_child = {}
+    scores = []
+    for _ in range(300):
+        assert s.work_batch(0, 1) == 1
+        total = float(s.ownership().sum()) * s.owned
+        score, before = total - before, total
+        scores.append(score)
+        now = {m: v for m, v, _, _ in s.children()}
+        moved = [m for m in now if now[m] != visits.get(m, 0)]
+        assert len(moved) == 1
+        by_child.setdefault(moved[0], []).append(score)
+        visits = now
+    mean, sd = s.score()
+    assert mean == pytest.approx(np.mean(scores), abs=1e-3)
+    assert sd == pytest.approx(np.std(scores), abs=1e-3)
+    got = s.child_scores()
+    assert set(got) == set(by_child)
+    for m, xs in by_child.items():
+        assert got[m][0] == pytest.approx(np.mean(xs), abs=1e-3)
+        assert got[m][1] == pytest.approx(np.std(xs), abs=1e-3)
+    assert len({round(m, 3) for m, _ in got.values()}) > 1     # the moves are told apart
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_root_score_is_the_visit_weighted_mean_of_its_childrens(threads):
+    b = Board(9, 7)
+    b.play("E5")
+    s = Search(200000, seed=2)
+    s.set_root(b)
+    s.run(threads, 4000)
+    kids = {m: v for m, v, _, _ in s.children()}
+    got = s.child_scores()
+    weighted = sum(kids[m] * mean for m, (mean, _) in got.items()) / sum(kids.values())
+    assert s.score()[0] == pytest.approx(weighted, abs=1e-3)
+    # a score survives reuse: the kept child's becomes the new root's
+    best = max(kids, key=kids.get)
+    kept = got[best]
+    b.play(b.vertex(best))
+    s.set_root(b, [best])
+    assert s.score() == pytest.approx(kept, abs=1e-6)

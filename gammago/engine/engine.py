@@ -1,22 +1,33 @@
-"""The engine: owns the game, decides moves, keeps the clocks (the GTP front end, gammago/protocol/gtp.py,
+"""The engine: owns the game and decides moves (the GTP front end, gammago/protocol/gtp.py,
 calls its public methods).
 
-A move is decided in four short steps, each a method below:
-  1. budget   - how long to think (Clock.budget) or how many playouts (--playouts)
+A move is decided in four short steps (_decide):
+  1. budget   - how long to think (Clock.budget, EngineClocks._move_budget) or how many
+                playouts (--playouts)
   2. search   - UCT on the tree of pyx/search/tree.pyx, reusing the subtree of the moves since the
                 last search, threads working nogil while this thread watches the clock and
                 stops early once the best move can no longer be overtaken (where the clock
                 keeps the time saved: Clock.bankable)
   3. choose   - the most visited root move
   4. override - resign when hopeless (never before move N*N/4), pass when the game is settled
-Every tunable is a named constant below or in gammago/engine/settings.py (EngineConfig: one field and one
-command-line flag each). The search is pyx/search/tree.pyx's Search, or net-root's RootSearch
-(gammago/search/net_root.py); both meet gammago.search.protocol.SearchProtocol.
+                (GameEnd._override)
+Every tunable is a named constant below, in the module of its concept (the list below), or in
+gammago/engine/settings.py (EngineConfig: one field and one command-line flag each). The search
+is pyx/search/tree.pyx's Search, or net-root's RootSearch (gammago/search/net_root.py); both
+meet gammago.search.protocol.SearchProtocol.
+
+Engine holds the game, the search of a move and its analysis output, and the komi the search
+plays against (the rules' and dynamic komi); its other concepts are its bases, each in a
+module of its own:
+  search_choice.SearchChoice  which search, net and gamma tables play each board size
+  pondering.Pondering         searching on the opponent's time (--ponder)
+  clock.EngineClocks          the time commands on both clocks, each move's budget
+  game_end.GameEnd            resigning, passing, the clean-up phase, dead-stone scoring
+  selfplay_root.SelfPlayRoot  self-play's root noise, Gumbel and forced playouts
 """
 import contextlib
 import logging
 import math
-import os
 import threading
 import time
 
@@ -24,16 +35,15 @@ import numpy as np
 
 from gammago.go import handicap
 from gammago.engine import players
-from gammago.go import scoring
-from gammago.engine import clock as _clock
 from gammago.go import rules as _rules
-from gammago.net import runtime as _net
 from gammago.search import tree as _tree
 from gammago.go.board import Board, parse_color
-from gammago.engine.clock import MIN_BUDGET_S, Clock
-from gammago.engine.settings import (AUTO_NET_MIN_SIZE, DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig,
-                            dynkomi_moves_for, rollout_gammas, rollout_plan)
-from gammago.search.net_root import ROOT_LAMBDA, RootSearch
+from gammago.engine.clock import Clock, EngineClocks
+from gammago.engine.game_end import GameEnd
+from gammago.engine.pondering import Pondering
+from gammago.engine.search_choice import SearchChoice
+from gammago.engine.selfplay_root import SelfPlayRoot
+from gammago.engine.settings import DYNKOMI_AUTO_MIN_SIZE, DYNKOMI_STONE, EngineConfig, dynkomi_moves_for
 from gammago.search.protocol import avoid_entries
 from gammago.core.seeds import derive
 
@@ -42,20 +52,10 @@ log = logging.getLogger("gammago")
 # --- constants ----------------------------------------------------------------------------
 POLL_S = 0.01                # how often the watching thread looks at the search
 EARLY_STOP_AFTER = 0.1       # consider stopping early only after this share of the budget
-RESIGN_MIN_VISITS = 200      # never resign on fewer root visits than this
-STATUS_PLAYOUTS = {9: 3000, 13: 2000, 19: 1500}   # playouts behind final_status_list / final_score
 OWNED_MIN_SHARE = 0.25       # a search whose playouts were played out less often (the mercy rule
                              # ended the rest) leaves no ownership for the pass decisions
 MAX_REUSE_MOVES = 8          # moves since the last search root that tree reuse follows
 CRIT_PROBE = 1e-6            # criticality weight that gathers it without changing the order
-SETTLE_MARGIN = 2.0          # area rules without dead-stone removal: the game is not over while
-                             # the count as the board stands and the search's expected score
-                             # (its ownership) differ by more points than this
-PLAY_ON_SLACK = 0.03         # ... and the engine plays on there with its best move other than a
-                             # pass when the search rates it this close to the pass
-TERRITORY_SLACK = 0.03       # territory rules: a move the search rates this close to its best
-                             # takes the place of an idle best move (scoring.idle_point)
-_PRIOR_WARNED = False        # the "no gammas" warning is given once per process
 _LIBC = None                 # glibc, for malloc_trim (False where there is none)
 
 
@@ -80,7 +80,9 @@ def release_free_memory():
 
 
 # --- the engine ------------------------------------------------------------------------------
-class Engine:
+class Engine(SearchChoice, Pondering, EngineClocks, GameEnd, SelfPlayRoot):
+    """The game and the engine's moves; the module docstring names what its bases hold."""
+
     name = "gammago"
 
     def __init__(self, config=None):
@@ -116,58 +118,6 @@ class Engine:
         self.rules = _rules.playable(self.config.rules)   # --rules; kata-set-rules, kgs-rules
         self.new_game(19, 7.5)
 
-    def _net_for(self, size):
-        """The net that plays `size` (gammago.net.runtime.choose_model: --model when it covers the size,
-        else the shipped net trained for it, else the default), loaded once; the log says which
-        and why when it changes. NetError (a ValueError) names a file that does not load."""
-        cfg = self.config
-        if size not in self._net_choice:     # it opens the models to read their metadata
-            self._net_choice[size] = _net.choose_model(size, cfg.model or None)
-        path, why = self._net_choice[size]
-        net = self._nets.get(path)
-        if net is None:
-            net = _net.load(path, symmetry=cfg.net_symmetry, seed=cfg.seed, threads=cfg.threads)
-            self._nets[path] = net
-        if net is not self.net:
-            log.info("net %s for %dx%d: %s", os.path.basename(path), size, size, why)
-        return net
-
-    def net_lambda(self):
-        """The weight of the net's value at net-root's root: --net-lambda when given, else the
-        net_lambda its metadata names (a net trained by self-play carries the value it won with
-        in games: models/README.md), else ROOT_LAMBDA (0)."""
-        if self.config.net_lambda is not None:
-            return self.config.net_lambda
-        text = (self.net.metadata if self.net is not None else {}).get("net_lambda")
-        try:
-            lam = float(text) if text not in (None, "") else ROOT_LAMBDA
-        except ValueError:
-            lam = -1.0
-        if not 0 <= lam <= 1:
-            raise _net.NetError(f"{self.net.path}: metadata net_lambda {text!r} is not in [0, 1]")
-        return lam
-
-    def _use_net(self, size):
-        """Load the net for `size` (_net_for); in net-root mode the search becomes
-        gammago.search.net_root.RootSearch: PUCT on net priors at the root, one UCT tree per root
-        child below it (--mode auto keeps it for the boards that use it)."""
-        cfg = self.config
-        self.net = self._net_for(size)
-        lam = self.net_lambda()
-        if self._root_search is not None:
-            self._root_search.net = self.net
-            self._root_search.lam = lam
-            return
-        if cfg.mode in ("net-root", "auto"):
-            # the child trees draw on the engine's one budget, each allowed all of it
-            self._root_search = RootSearch(
-                self.net, lambda: _tree.Search(self.nodes, seed=cfg.seed, budget=self.budget,
-                                               **cfg.tree_params(self.board.size)),
-                lam=lam, children=cfg.net_children, c_puct=cfg.net_cpuct,
-                max_nodes=self.nodes)
-            if cfg.mode == "net-root":
-                self.search = self._root_search
-
     def _policy_move(self, c, emit=None):
         """--mode net-policy / gamma-policy: the policy's favourite legal move, no search."""
         b = self.board.copy()
@@ -182,81 +132,12 @@ class Engine:
             emit([])
         return move
 
-    @property
-    def mode(self):
-        """The mode deciding moves now (--mode auto resolved for the board size)."""
-        if self.config.mode != "auto":
-            return self.config.mode
-        return "net-root" if self.search is self._root_search else "rollouts"
-
-    def _auto_search(self, size):
-        """--mode auto: net-root from AUTO_NET_MIN_SIZE up (the net loaded on first need). A
-        --model that does not load is refused (NetError names the file and the problem); when
-        the shipped model does not load, that is said once and the engine plays rollouts only."""
-        want_net = size >= AUTO_NET_MIN_SIZE and self._net_failed is None
-        if want_net:
-            try:
-                self._use_net(size)
-            except ValueError as exc:
-                if self.config.model:
-                    raise
-                self._net_failed = str(exc)
-                log.warning("--mode auto: %s; rollouts only", exc)
-                want_net = False
-        new = self._root_search if want_net else self._tree_search
-        if new is not self.search:
-            log.info("mode %s on %dx%d", "net-root" if want_net else "rollouts", size, size)
-        self._switch_search(new)
-
-    # --- pondering ---
-    def ponder_start(self):
-        """--ponder: search the current position, the side to move (the opponent, after our
-        genmove) to play, on a background thread until ponder_stop(). The tree is kept as after
-        any search: when the opponent's move comes, the next search keeps its subtree (_root).
-        Not in the policy modes, not once the game is over (two passes), not twice at once."""
-        if (not self.config.ponder or self._ponder is not None
-                or self.config.mode in ("net-policy", "gamma-policy") or self.board.passes >= 2):
-            return False
-        c = parse_color(self.board.to_move)
-        stop = threading.Event()
-
-        def run():
-            try:
-                self._run_search(c, budget=None, no_pass=False, stop=stop, ponder=True)
-            except Exception:          # pondering must never take the engine down
-                log.exception("pondering failed")
-
-        th = threading.Thread(target=run, name="gammago-ponder", daemon=True)
-        self._ponder = (th, stop)
-        th.start()
-        return True
-
-    def ponder_stop(self):
-        """End pondering, if under way (every command that reads or changes the game calls it
-        first); returns the playouts it ran."""
-        if self._ponder is None:
-            return 0
-        th, stop = self._ponder
-        t0 = time.perf_counter()
-        stop.set()
-        th.join()
-        self._ponder = None
-        self.pondered = self.search.playouts
-        log.info("pondered: %d playouts (%d root visits, %d nodes), stopped in %.0f ms",
-                 self.pondered, self.search.root_visits, self.search.nodes,
-                 1000 * (time.perf_counter() - t0))
-        return self.pondered
-
     def interrupt(self):
         """Stop the move under way (genmove, reg_genmove, kgs-genmove_cleanup and the
         genmove_analyze commands) now: it plays the best move found so far. GoGui's `# interrupt`
         line; the GTP front end clears the event before each command, and calls this from its
         reader thread while a command runs."""
         self.interrupted.set()
-
-    @property
-    def pondering(self):
-        return self._ponder is not None
 
     # --- game state ---
     def new_game(self, size, komi):
@@ -282,71 +163,6 @@ class Engine:
                   if s is not None}.values():
             s.clear()
         release_free_memory()
-
-    def _set_prior(self, size):
-        """Gammas order the children (--prior) and drive the rollouts (--rollout) when a gamma
-        file is shipped; otherwise the cheap rating and light rollouts."""
-        cfg = self.config
-        table = None
-        if cfg.prior != "cheap" or cfg.rollout != "light":
-            from gammago.moves import gammas
-            try:
-                table = gammas.load_default(size).table
-            except (OSError, ValueError) as exc:
-                for flag in ("prior", "rollout"):
-                    if getattr(cfg, flag) == "gamma":
-                        raise ValueError(f"--{flag} gamma: {exc}")
-                global _PRIOR_WARNED
-                if not _PRIOR_WARNED:
-                    log.warning("no gammas (%s): cheap child ratings and light rollouts", exc)
-                    _PRIOR_WARNED = True
-        rollout_table = None
-        table_settings = None
-        if table is not None and cfg.rollout != "light":
-            from gammago.moves import gammas
-            # --rollout-gammas FILE is the rollouts' table as it is: no scale unless given,
-            # and played with the settings it names where the options leave them unset
-            if cfg.rollout_gammas:
-                loaded = self._rollout_file()
-                base, scale = loaded.table, cfg.rollout_scale or ""
-                table_settings = loaded.settings_on(size)
-            else:
-                base, scale = gammas.rollout_base(size), cfg.rollout_scale
-            rollout_table = rollout_gammas(base, size, scale)
-        plan = rollout_plan(size, cfg, table_settings)
-        prior_table = None
-        if table is not None and cfg.prior != "cheap":
-            prior_table = gammas.rollout_base(size)
-        for s in self._searches():
-            s.use_gammas(prior_table)
-            s.use_gamma_rollouts(rollout_table, **plan)
-
-    def _rollout_file(self):
-        """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,
-        which names it); a shipped table by its name from any directory (gammas.find). The log
-        says which of the settings it names the engine takes and which its options override."""
-        if self._rollout_loaded is None:
-            from gammago.moves import gammas
-            loaded = gammas.load(gammas.find(self.config.rollout_gammas))
-            if loaded.settings:
-                taken = {k: v for k, v in loaded.settings.items()
-                         if getattr(self.config, k) is None}
-                given = {k: getattr(self.config, k) for k in loaded.settings
-                         if getattr(self.config, k) is not None}
-                n = loaded.settings_size
-                if taken:
-                    log.info("rollouts: %s's settings%s: %s", loaded.path,
-                             f" for {n}x{n}" if n else "", gammas.settings_options(taken))
-                if any(v != loaded.settings[k] for k, v in given.items()):
-                    log.warning("rollouts: %s was trained for %s; playing with %s as given",
-                                loaded.path, gammas.settings_options(loaded.settings),
-                                gammas.settings_options(given))
-            self._rollout_loaded = loaded
-        return self._rollout_loaded
-
-    def _searches(self):
-        """The search that plays, and the rollouts-only tree when that is another one."""
-        return [self.search] + ([self._tree_search] if self._tree_search is not self.search else [])
 
     def clear_cache(self):
         """Forget the search trees (GTP clear_cache): the next search starts afresh."""
@@ -383,15 +199,6 @@ class Engine:
         b = self.board
         return (self.rules.handicap_bonus(self.handicap)
                 + _rules.search_komi_shift(self.rules, b.komi, b.size, c))
-
-    def _area_now(self):
-        """The area count as the board stands (Black - White - komi - White's handicap bonus)."""
-        return self.board.score() - self.rules.handicap_bonus(self.handicap)
-
-    def _friendly(self):
-        """Whether dead stones may stay on the board when the game ends by two passes (they
-        are taken off by agreement): --pass-dead-removed, or the rules' friendlyPassOk."""
-        return self.config.pass_dead_removed or self.rules.friendlyPassOk
 
     def play(self, color, vertex):
         self.ponder_stop()
@@ -445,27 +252,6 @@ class Engine:
         self.board.to_move = "w"
         return pts
 
-    # --- clock ---
-    KATA_TIME_KINDS = _clock.KATA_TIME_KINDS      # what kata-list_time_settings lists
-
-    def _set_clocks(self, setting):
-        """Both clocks to one setting (the keywords of Clock.set)."""
-        for c in self.clocks.values():
-            c.set(**setting)
-
-    def time_settings(self, main_s, byo_s, byo_stones):
-        self._set_clocks(_clock.time_settings(main_s, byo_s, byo_stones))
-
-    def kgs_time_settings(self, kind, *values):
-        self._set_clocks(_clock.kgs_time_settings(kind, *values))
-
-    def kata_time_settings(self, kind, *values):
-        """KataGo's kata-time_settings (clock.kata_time_settings)."""
-        self._set_clocks(_clock.kata_time_settings(kind, *values))
-
-    def time_left(self, color, seconds, stones):
-        self.clocks[parse_color(color)].time_left(float(seconds), int(stones))
-
     # --- moves ---
     def genmove(self, color, cleanup=False):
         move = self._decide(color, cleanup=cleanup)
@@ -481,46 +267,6 @@ class Engine:
         nor charged to the clock; last_infos then lists the root's moves with their visits and
         search.root_visits their total (gammago.engine.selfplay reads both)."""
         return self._decide(color, allow_resign=allow_resign, spend_clock=False)
-
-    def set_root_noise(self, alpha, share, rng=None):
-        """Dirichlet noise on net-root's root priors from the next search on (RootSearch.set_noise;
-        share 0 turns it off). The rollouts-only tree has no noise: returns False where the
-        search that plays this board size is that one."""
-        root = self._net_root_search()
-        if root is not None:
-            root.set_noise(alpha, share, rng)
-        return root is not None
-
-    def set_root_gumbel(self, m, rng=None):
-        """Gumbel root selection with m candidates on net-root's root from the next search on
-        (RootSearch.set_gumbel; m 0 turns it off). Returns False where the search that plays
-        this board size is the rollouts-only tree, which has none."""
-        root = self._net_root_search()
-        if root is not None:
-            root.set_gumbel(m, rng)
-        return root is not None
-
-    def set_root_forced(self, k):
-        """Forced playouts with factor k on net-root's root from the next search on
-        (RootSearch.set_forced; k 0 turns them off). Returns False where the search that plays
-        this board size is the rollouts-only tree, which has none."""
-        root = self._net_root_search()
-        if root is not None:
-            root.set_forced(k)
-        return root is not None
-
-    def root_pruned_visits(self, board):
-        """{vertex: visits} of net-root's root children after KataGo's policy target pruning
-        (RootSearch.pruned_visits), for the position `board` the last search ran on; {} where
-        the search that plays this board size is the rollouts-only tree, or the last search was
-        of another position."""
-        root = self._net_root_search()
-        return root.pruned_visits(board) if root is not None else {}
-
-    def _net_root_search(self):
-        """net-root's RootSearch where it is the search that plays this board size, else None."""
-        root = self._root_search
-        return root if root is not None and self.search is root else None
 
     def genmove_analyze(self, color, interval_s, emit, avoid=()):
         """genmove with emit(infos) every interval_s seconds and at the end; avoid: moves kept
@@ -653,12 +399,7 @@ class Engine:
         if self.config.mode in ("net-policy", "gamma-policy"):
             return self._policy_move(c, emit)
         clock = self.clocks[c]
-        empty = int((self.board.to_array() == 0).sum())
-        budget = clock.budget(empty, self.config.margin, self.config.move_time)
-        if pondered:
-            # the time pondering took to stop is this move's (the clock runs since the command)
-            budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - t0))
-        self.last_budget = budget       # seconds the search of this move may take (tests read it)
+        budget = self._move_budget(clock, t0, pondered)
         played = self.search
         if (cleanup or self.board.passes) and played is self._root_search:
             # after the opponent's pass, and in the clean-up phase (kgs-genmove_cleanup), dead
@@ -736,14 +477,6 @@ class Engine:
         self._tree_moves = moves
         return b
 
-    def early_stop_window(self, clock, budget):
-        """Seconds from the start of a search of `budget` seconds during which it may stop early
-        (once the best move can no longer be overtaken): the part of the budget whose saving the
-        clock keeps for later moves (Clock.bankable); 0 with --no-early-stop or --playouts."""
-        if not self.config.early_stop or self.config.playouts:
-            return 0.0
-        return clock.bankable(budget)
-
     def _run_search(self, c, budget, no_pass, emit=None, interval_s=1.0, stop=None,
                     early_stop_s=0.0, ponder=False, avoid=()):
         """Search from the current position for c. budget: seconds (None: until stop is set);
@@ -813,10 +546,25 @@ class Engine:
         rate = self.search.playouts / max(elapsed, 1e-3)
         return visits[0] - visits[1] > rate * (seconds - elapsed)
 
+    def _points_for(self, c, score):
+        """(mean, spread) of the playouts' area difference (Black - White, search.score()'s) as
+        points for c over the komi: the rollouts' count, area scoring whatever the rules."""
+        mean, sd = score
+        mean = float(mean) - self.board.komi
+        return (mean if c == 1 else -mean), float(sd)
+
+    def root_score(self, c):
+        """(mean, spread) of the current search's playouts' scores, points for c over the komi
+        (every playout of the search tree, as each candidate's score_mean in _infos); None
+        before any playout."""
+        got = self.search.score()
+        return None if got is None else self._points_for(c, got)
+
     def _infos(self, c):
         """Root moves best first as lz-analyze dicts (winrate for c)."""
         b = self.board
         kids = self.search.children()
+        scores = self.search.child_scores()
         total_rating = sum(ch[3] for ch in kids) or 1.0
         out = []
         for move, visits, winrate, rating in kids:
@@ -824,9 +572,12 @@ class Engine:
                 continue
             n = visits
             lcb = max(0.0, winrate - 1.96 * math.sqrt(max(winrate * (1 - winrate), 1e-4) / n))
-            out.append({"move": b.vertex(move), "visits": visits, "winrate": winrate,
-                        "prior": rating / total_rating, "lcb": lcb, "order": 0,
-                        "pv": [b.vertex(p) for p in self.search.pv((move,), 16)]})
+            info = {"move": b.vertex(move), "visits": visits, "winrate": winrate,
+                    "prior": rating / total_rating, "lcb": lcb, "order": 0,
+                    "pv": [b.vertex(p) for p in self.search.pv((move,), 16)]}
+            if move in scores:
+                info["score_mean"], info["score_stdev"] = self._points_for(c, scores[move])
+            out.append(info)
         out.sort(key=lambda d: (-d["visits"], -d["winrate"]))
         for i, d in enumerate(out):
             d["order"] = i
@@ -834,159 +585,3 @@ class Engine:
         self.last_infos_color = c
         return out
 
-    # --- resignation and passing ---
-    def _override(self, c, infos, cleanup, allow_resign):
-        if not infos:
-            return "pass"
-        best = infos[0]
-        n = self.board.size
-        if (allow_resign and self.config.resign > 0 and best["winrate"] < self.config.resign
-                and not self.extra_komi()
-                and len(self.board.moves) >= n * n // 4 and self.search.root_visits >= RESIGN_MIN_VISITS):
-            return "resign"
-        if self.rules.territory and not cleanup:
-            return self._territory_move(c, infos)
-        if self._should_pass(c, best, cleanup):
-            return "pass"
-        if best["move"] == "pass":
-            # a pass refused (clean-up, or dead stones of the opponent or unsettled points
-            # left on a board counted as it stands)
-            other = [d for d in infos if d["move"] != "pass"]
-            if other and (cleanup or other[0]["winrate"] >= best["winrate"] - PLAY_ON_SLACK):
-                return other[0]["move"]
-            return "pass"
-        return best["move"]
-
-    def _territory_move(self, c, infos):
-        """Under territory scoring: the search's best move, unless it is idle (fills own or
-        the opponent's settled territory, or dame: scoring.idle_point), which costs a point or
-        gains none by territory; then the most visited move the search rates within
-        TERRITORY_SLACK of it that is not idle, else a pass when the territory count with the
-        dead stones off wins (else the best move all the same). A pass after the opponent's
-        once that count wins, and as soon as the score is settled (scoring.territory_settled)
-        and won. Dead stones stay on the board: they come off by agreement, as prisoners."""
-        b = self.board
-        sign = 1 if c == 1 else -1
-        best = infos[0]
-        if best["move"] == "pass":
-            return "pass"
-        owner = self.last_owner
-        if owner is None:
-            if not b.passes:
-                return best["move"]
-            owner = self._status_owner()
-        dead, seki = self._dead_strings(owner)
-        winning = sign * self._score_with(dead, seki) > 0
-        if winning and (b.passes or scoring.territory_settled(b, owner, dead)):
-            return "pass"
-        if not scoring.idle_point(b, owner, dead, best["move"]):
-            return best["move"]
-        for d in infos[1:]:
-            if d["winrate"] < best["winrate"] - TERRITORY_SLACK:
-                continue
-            if d["move"] == "pass":
-                if winning:
-                    return "pass"
-            elif not scoring.idle_point(b, owner, dead, d["move"]):
-                return d["move"]
-        return "pass" if winning else best["move"]
-
-    def _should_pass(self, c, best, cleanup):
-        b = self.board
-        sign = 1 if c == 1 else -1
-        if cleanup:
-            # pass only once no dead opponent stone is left and the game is over
-            dead, _ = self._dead_strings(self.last_owner)
-            opp = "w" if c == 1 else "b"
-            if any(b.color_at(v) == opp for v in dead):
-                return False
-            return best["move"] == "pass" or b.passes > 0 or scoring.settled(b)
-        if best["move"] == "pass" or b.passes > 0:
-            if not self._friendly() and (self._dead_opponent_left(c) or self._unsettled()):
-                # the count is the board as it stands: a dead stone of the opponent's left on
-                # it would count for the opponent, an open region for nobody (the server's
-                # count without dead-stone removal, CGOS's): capture and close them first
-                return False
-        if best["move"] == "pass":
-            return True
-        if b.passes > 0:   # the opponent passed: passing ends the game
-            if sign * self._area_now() > 0:
-                return True
-            if self._friendly() and sign * self._score_dead_removed(self.last_owner) > 0:
-                return True
-            return False
-        # settled: only dame left and we win by Tromp-Taylor even if the opponent takes them all
-        bonus = self.rules.handicap_bonus(self.handicap)
-        return scoring.settled(b) and sign * (scoring.score_dame_lost(b, c) - bonus) > 0
-
-    def _unsettled(self):
-        """Whether the count as the board stands and the last search's expected score (its
-        ownership's sum less the komi) differ by more than SETTLE_MARGIN points: dead stones
-        or open regions are left that the rollouts settle (False without ownership)."""
-        owner = self.last_owner
-        if owner is None:
-            return False
-        b = self.board
-        return abs((float(owner.sum()) - b.komi) - b.score()) > SETTLE_MARGIN
-
-    def _dead_opponent_left(self, c):
-        """Whether a stone of c's opponent that the last search's ownership (a status search
-        without one) judges dead is on the board."""
-        dead, _ = self._dead_strings(self.last_owner)
-        opp = "w" if c == 1 else "b"
-        return any(self.board.color_at(v) == opp for v in dead)
-
-    # --- life and death, scoring ---
-    def _status_owner(self):
-        """Ownership from a fresh search of STATUS_PLAYOUTS playouts on the current position,
-        always on the rollouts-only tree (tree.Search), also when the net-root search plays."""
-        b = self.board
-        n = STATUS_PLAYOUTS.get(b.size, 2000)
-        # Nobody may pass before the rollout: after an opponent pass, passing can win as the
-        # board stands, and a playout ended by two passes leaves dead stones on the board. So
-        # the root may not pass, and no node below it is expanded (flat Monte-Carlo on the
-        # root's moves; rollouts play on until no move is left, the mercy rule off: a playout
-        # that ends early leaves its owners unsettled).
-        with self._side_search(b) as search:
-            search.configure(expand_visits=1 << 30, mercy=0)
-            search.run(self.config.threads, n, 0, True, self.config.seed)
-        owner = search.ownership()
-        search.clear()
-        return owner
-
-    def _dead_strings(self, owner=None):
-        """(dead vertices, seki vertices) from ownership +1 Black .. -1 White (a fresh status
-        search when None)."""
-        if owner is None:
-            owner = self._status_owner()
-        return scoring.dead_and_seki(self.board, owner)
-
-    def _score_dead_removed(self, owner=None):
-        dead, _ = self._dead_strings(owner)
-        return scoring.score_without(self.board, dead) - self.rules.handicap_bonus(self.handicap)
-
-    def _score_with(self, dead, seki):
-        """The final score (Black - White - komi - White's handicap bonus) under the rules with
-        the `dead` stones off: area (the board's count) or territory (territory + prisoners,
-        no points in seki under tax SEKI)."""
-        bonus = self.rules.handicap_bonus(self.handicap)
-        if self.rules.territory:
-            return scoring.territory_score(self.board, dead, seki, self.rules.tax, bonus)
-        return scoring.score_without(self.board, dead) - bonus
-
-    def final_score(self):
-        dead, seki = self._dead_strings()
-        return scoring.score_text(self._score_with(dead, seki))
-
-    def final_status_list(self, status):
-        status = str(status).lower()
-        if status not in ("alive", "dead", "seki"):
-            raise ValueError(f"final_status_list: unknown status {status!r}")
-        b = self.board
-        dead, seki = self._dead_strings()
-        if status == "dead":
-            return sorted(dead)
-        if status == "seki":
-            return sorted(seki)
-        gone = set(dead) | set(seki)
-        return sorted(v for col in ("b", "w") for v in b.stones(col) if v not in gone)

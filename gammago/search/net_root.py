@@ -484,6 +484,43 @@ class RootSearch:
                 return [path[0]] + list(k["search"].pv(tuple(path[1:]), maxlen - 1))
         return list(path)
 
+    def score(self, path=()):
+        """(mean, standard deviation) of the final area difference over the playouts through the
+        node reached by path; at the root, every child tree's playouts pooled, each tree's own
+        root (its grafted playouts too) weighed by its playouts; None without a playout."""
+        if path:
+            k = self._kid(path[0])
+            return None if k is None else k["search"].score(tuple(path[1:]))
+        n, s1, s2 = 0, 0.0, 0.0
+        for k in self.kids:
+            got = k["search"].score()
+            visits = k["search"].root_visits
+            if got is not None and visits > 0:
+                mean, sd = got
+                n += visits
+                s1 += visits * mean
+                s2 += visits * (sd * sd + mean * mean)
+        if not n:
+            return None
+        mean = s1 / n
+        return (mean, math.sqrt(max(s2 / n - mean * mean, 0.0)))
+
+    def child_scores(self, path=()):
+        """{point: (mean, standard deviation)}: at the root, each child's from its own tree
+        (tree.Search.score); deeper, that child's tree answers."""
+        if path:
+            k = self._kid(path[0])
+            return {} if k is None else k["search"].child_scores(tuple(path[1:]))
+        out = {}
+        for k in self.kids:
+            got = k["search"].score()
+            if got is not None:
+                out[k["point"]] = got
+        return out
+
+    def _kid(self, point):
+        return next((k for k in self.kids if k["point"] == point), None)
+
     @property
     def owned(self):
         """The playouts of every child tree that were played out (tree.Search.owned)."""

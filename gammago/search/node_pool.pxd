@@ -13,6 +13,8 @@ cdef enum:
 ctypedef struct node_t:
     int32_t visits       # descents through this node (in-flight ones count: the virtual loss)
     int32_t wins2        # 2 x wins (a jigo is 1) for the player who moved INTO this node
+    float score          # sum of the playouts' final area differences (Black - White, no komi)
+    float score_sq       # ... and of their squares: a node's mean score and its spread
     int32_t first        # pool index of the first child (valid when state == NODE_EXPANDED)
     float rating         # prior rating in [0, 1]: log-scaled, 1 for the best sibling (descent)
     int16_t move         # the move leading here (PASS = 0)
@@ -59,6 +61,8 @@ cdef inline node_t* pool_node(pool_t* p, int32_t i) noexcept nogil:
 cdef inline void node_init(node_t* n, int move, float rating) noexcept nogil:
     n.visits = 0
     n.wins2 = 0
+    n.score = 0
+    n.score_sq = 0
     n.first = -1
     n.rating = rating
     n.move = move

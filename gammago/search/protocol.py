@@ -7,7 +7,7 @@ tree.Search per root child). gammago.engine.engine drives either through these c
 A search is configured (configure, use_gammas, use_gamma_rollouts: kept until changed), given
 a root (set_root), then run: prepare() once, then work(i) on each of `threads` threads until
 the playout cap, the deadline or stop(); run() does all three. Results are read after or during
-a run: children(), pv(), ownership() and the counters.
+a run: children(), pv(), score(), child_scores(), ownership() and the counters.
 """
 from typing import Protocol, runtime_checkable
 
@@ -93,6 +93,14 @@ class SearchProtocol(Protocol):
 
     def pv(self, path=(), maxlen=20):
         """The most visited line from the node reached by path (path included)."""
+
+    def score(self, path=()):
+        """(mean, standard deviation) of the final area difference (Black - White, no komi) over
+        the playouts through the node reached by path; None when it has none."""
+
+    def child_scores(self, path=()):
+        """{point: (mean, standard deviation)} of the children of the node reached by path, each
+        over the playouts through that child, as score() gives them."""
 
     @property
     def owned(self):

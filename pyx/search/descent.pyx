@@ -13,7 +13,7 @@ from gammago.go.board cimport (board_t, board_copy, board_play, board_check_move
                             board_area, BLACK, WHITE, PASS, MAX_PTS, MOVE_OK)
 from gammago.rollout.playout cimport policy_t, playout_run, playout_run_mercy, playout_default_maxmoves
 from gammago.search.prior cimport prior_ladders
-from gammago.core.atomic cimport gg_add32, gg_cas8, gg_load8, gg_store8
+from gammago.core.atomic cimport gg_add32, gg_addf, gg_cas8, gg_load8, gg_store8
 from gammago.search.node_pool cimport (node_t, node_init, pool_alloc, NODE_LEAF, NODE_EXPANDING,
                                 NODE_EXPANDED, NODE_NOROOM)
 from gammago.search.tree_state cimport tree_t, worker_t, ND, MAX_DEPTH
@@ -116,6 +116,24 @@ cdef int expand_node(tree_t* t, int32_t idx, const board_t* b, int depth) noexce
 # ---------------------------------------------------------------------------------------------
 # One playout: down, out, back up
 # ---------------------------------------------------------------------------------------------
+cdef int _area_difference(board_t* b) noexcept nogil:
+    """Black's area minus White's on b as it stands (board_area's owners of the empty points)."""
+    cdef uint8_t owner[MAX_PTS]
+    cdef int i, p, s = 0
+    board_area(b, owner)
+    for i in range(b.nempty):
+        p = b.empty[i]
+        if owner[p] == BLACK:
+            s += 1
+        elif owner[p] == WHITE:
+            s -= 1
+    for p in range(b.npts):
+        if b.color[p] == BLACK:
+            s += 1
+        elif b.color[p] == WHITE:
+            s -= 1
+    return s
+
 cdef void descend(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
@@ -154,8 +172,8 @@ cdef void descend(tree_t* t, worker_t* w) noexcept nogil:
     if mercy_won:
         # ended by the mercy rule: the side far ahead in captures wins. The board is not played
         # out (dead stones may stand), so its owners are counted neither in the ownership nor
-        # in criticality
-        s = 0
+        # in criticality; its score is the count as the board stands
+        s = _area_difference(b)
         res2 = 2 if mercy_won == BLACK else 0
     else:
         board_area(b, owner)
@@ -189,6 +207,9 @@ cdef void descend(tree_t* t, worker_t* w) noexcept nogil:
             crit_gather(w, b, owner, res2)
     for i in range(1, depth + 1):
         gg_add32(&ND(t, w.path[i]).wins2, res2 if w.mover[i] == BLACK else 2 - res2)
+    for i in range(depth + 1):               # the score, from Black's view, in every node
+        gg_addf(&ND(t, w.path[i]).score, <float>s)
+        gg_addf(&ND(t, w.path[i]).score_sq, <float>(s * s))
     # the root is scored for the player who moved into it (the one not to move there)
     gg_add32(&ND(t, 0).wins2, res2 if t.root.to_move == WHITE else 2 - res2)
     w.playouts += 1

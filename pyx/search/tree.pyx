@@ -36,13 +36,24 @@ def _say_once(key, text):
         logging.getLogger("gammago").warning("tree: %s", text)
 
 CHUNK_BYTES = sizeof(chunk_t)   # memory a chunk of the pool takes (CHUNK_NODES nodes and marks)
-NODE_BYTES = sizeof(node_t)     # one node (24 bytes)
+NODE_BYTES = sizeof(node_t)     # one node (32 bytes)
 NODES_PER_CHUNK = CHUNK_NODES
 
 
 def chunks_for(long long nodes):
     """Chunks of the pool that hold `nodes` nodes (at least 1)."""
     return chunks_for_nodes(nodes)
+
+
+cdef object _node_score(node_t* nd):
+    """(mean, standard deviation) of a node's playouts' scores; None without a playout. Its
+    visits count a descent still in flight, whose score is not in yet: a small lag while threads
+    run, none once they stop."""
+    cdef double n = nd.visits, m
+    if n <= 0:
+        return None
+    m = nd.score / n
+    return (m, sqrt(max(nd.score_sq / n - m * m, 0.0)))
 
 
 cdef class NodeBudget:
@@ -489,6 +500,34 @@ cdef class Search:
             ch = ND(&self.t, nd.first + i)
             out.append((ch.move, ch.visits, ch.wins2 * 0.5 / ch.visits if ch.visits else 0.0,
                         ch.rating))
+        return out
+
+    def score(self, path=()):
+        """(mean, standard deviation) of the final area difference (Black - White, no komi) over
+        the playouts through the node reached by path from the root (every one of them: those kept
+        from a reused or grafted subtree too); None when the node is not in the tree or has no
+        playout. The spread is the playouts' own, not the mean's error."""
+        cdef int32_t node = self._find(path)
+        if node < 0:
+            return None
+        return _node_score(ND(&self.t, node))
+
+    def child_scores(self, path=()):
+        """{point: (mean, standard deviation)} of each child with a playout of the node reached
+        by path, as score() gives them; {} if that node is not expanded."""
+        cdef int32_t node = self._find(path)
+        cdef node_t* nd
+        cdef int i
+        if node < 0:
+            return {}
+        nd = ND(&self.t, node)
+        if nd.state != NODE_EXPANDED:
+            return {}
+        out = {}
+        for i in range(nd.nchildren):
+            got = _node_score(ND(&self.t, nd.first + i))
+            if got is not None:
+                out[ND(&self.t, nd.first + i).move] = got
         return out
 
     cdef int32_t _find(self, path):

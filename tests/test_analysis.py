@@ -18,8 +18,9 @@ import time
 
 import pytest
 
-from gammago.protocol.json_analysis import (AnalysisServer, QueryError, build_answer, handicap_bonus,
-                              parse_query, parse_rules)
+from gammago.protocol.json_analysis import AnalysisServer
+from gammago.protocol.json_answer import build_answer
+from gammago.protocol.json_query import QueryError, handicap_bonus, parse_query, parse_rules
 from gammago.engine.engine import Engine, EngineConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -18,8 +18,8 @@ from json_strings import strings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(os.path.dirname(__file__), "data", "regress")
 # the engine of the end-to-end tests: the mercy rule off (on by default on 9x9), for at 200
-# playouts it lets the search play elsewhere in capture.sgf's won position (docs/experiments/
-# mercy.md); these tests check the runner, not the engine's reading
+# playouts it lets the search play elsewhere in capture.sgf's won position
+# (docs/notebook/experiments/mercy.md); these tests check the runner, not the engine's reading
 GAMMAGO_200 = "gammago --playouts 200 --seed 1 --mercy 0"
 
 # what capture.tst must give for an engine that finds the capture: number -> outcome

@@ -16,8 +16,8 @@ Tromp-Taylor area with komi.
 the choice is mostly noise for both players (ties at 100% go to the first candidate) and the
 gamma player's score sits near 75%; at 1,000 it is 85-90% (docs/BENCHMARKS.md, "Rollouts:
 quality"). --pass-candidate lets both players pass when passing evaluates best. (Softened
-gammas, gamma ** P, were played here until c38f670: no P was better, docs/experiments/
-rollout-power.md.)
+gammas, gamma ** P, were played here until c38f670: no P was better,
+docs/notebook/experiments/rollout-power.md.)
 """
 import argparse
 import json

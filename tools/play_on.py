@@ -10,7 +10,7 @@ limits and Tromp-Taylor score). Each game is played on --repeats times, each wit
 {seed}. The summary says how many of the resigned games the resigner won or drew on, and
 in how many of the plays:
 
-    PYTHONPATH=. python tools/play_on.py docs/matches/9x9-seki-mercy-gnugo-0.2s-20000/games.sgf \\
+    PYTHONPATH=. python tools/play_on.py docs/notebook/matches/9x9-seki-mercy-gnugo-0.2s-20000/games.sgf \\
         --player gammago --engine "gammago --threads 1 --seed {seed} --quiet --resign 0" \\
         --opponent gnugo:10 --time-per-move 0.2 --time-settings-to engine --repeats 2 \\
         --parallel 2 --json play_on.json

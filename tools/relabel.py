@@ -3,7 +3,7 @@
 judge depend on who made the labels?
 
     PYTHONPATH=. python tools/relabel.py patterns/labels/rollout9-tail-net-root-10000.labels.json.gz \\
-        docs/matches/9x9-v2net-root-0.5s/games.sgf [...] --size 9 --holdout 0.2 \\
+        docs/notebook/matches/9x9-v2net-root-0.5s/games.sgf [...] --size 9 --holdout 0.2 \\
         --label-mode net-root --label-playouts 10000 \\
         --label-engine "--rollout-gammas balanced.gamma" --out balanced.labels.json.gz
 

@@ -1,7 +1,7 @@
 """Search speed of gammago builds against each other, measured in the same run.
 
 Each build is a checkout directory with its extensions built (a worktree of an older commit, as
-docs/matches/README.md makes one). For every repetition and every position, each build in turn
+docs/notebook/matches/README.md makes one). For every repetition and every position, each build in turn
 runs one `genmove` at a fixed number of playouts with --no-early-stop, in a fresh engine started
 in its own directory; the search time comes from the engine's log line ("N playouts (...), T of
 B s"), so start-up is left out. The builds alternate, so a change in the machine's load falls on

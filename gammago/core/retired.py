@@ -1,5 +1,5 @@
 """The engine options retired at RETIRED_AT, each with the value it had by default (the engine
-plays as it did then with it); docs/experiments/ says why each went, and the code of that
+plays as it did then with it); docs/notebook/experiments/ says why each went, and the code of that
 commit still plays them. A record of an older run that names one at that value names nothing
 the engine does not play (retired_dropped)."""
 

@@ -10,7 +10,7 @@ here alone: from_args converts, validate checks, settings_help lists.
 
 The tree's own parameters default to pyx/search/tree.pyx's DEFAULTS; `auto` (None, or 0 for
 expand_visits and dynkomi_moves) is resolved by the board size below (tree_params,
-rollout_plan). The measurements behind each constant: docs/experiments/ (the note named).
+rollout_plan). The measurements behind each constant: docs/notebook/experiments/ (the note named).
 """
 import argparse
 import dataclasses

@@ -25,7 +25,8 @@ cdef extern from *:
 
 # Coulom radius of the near set. Larger: more points weighed explicitly each move; smaller:
 # looser row bounds for far points and more rejections. With the trained gammas 2 costs the
-# fewest instructions per move on 9x9 and 19x19 (callgrind; docs/experiments/rollout-speed.md).
+# fewest instructions per move on 9x9 and 19x19 (callgrind;
+# docs/notebook/experiments/rollout-speed.md).
 cdef enum:
     DEF_NEAR_D = 2
     WIN_ROWS = 2     # the window of far proposals: rows within WIN_ROWS of the last move,

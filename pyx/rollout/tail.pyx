@@ -25,8 +25,8 @@ from gammago.go.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
 # point, or with TAIL_SEKI a uniform choice among the points that are no bad self-atari of two
 # or more stones and a pass when there is none, so that a seki stands: _random_scan). The
 # 2-liberty and capture-anywhere rules, which won neither in games nor in the rollouts'
-# accuracy, stand at c38f670 (docs/experiments/tail-2lib.md); TAIL_LONE:
-# docs/experiments/tail-lone.md; TAIL_SEKI: docs/experiments/tail-seki.md.
+# accuracy, stand at c38f670 (docs/notebook/experiments/tail-2lib.md); TAIL_LONE:
+# docs/notebook/experiments/tail-lone.md; TAIL_SEKI: docs/notebook/experiments/tail-seki.md.
 # ---------------------------------------------------------------------------------------------
 cdef inline bint _joins_selfatari(const board_t* b, int p, int c) noexcept nogil:
     """c playing p joins a string of c in a self-atari that is no good (tac_bad_selfatari: a

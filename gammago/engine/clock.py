@@ -2,12 +2,16 @@
 kata-time_settings / time_left).
 
 The settings commands' values are checked and turned into one Clock setting (time_settings,
-kgs_time_settings, kata_time_settings: the keywords of Clock.set, which Engine gives both
-clocks). Clock.budget says how long a move may think, Clock.bankable how much of that the clock
-keeps for later moves if the search stops early (Engine._run_search), Clock.spend keeps our own
-account between time_left commands.
+kgs_time_settings, kata_time_settings: the keywords of Clock.set). Clock.budget says how long a
+move may think, Clock.bankable how much of that the clock keeps for later moves if the search
+stops early (Engine._run_search), Clock.spend keeps our own account between time_left commands.
+EngineClocks is the engine's side of it: the commands set both clocks, and each move's budget
+and early-stop window are read from the clock of the side to move.
 """
 import math
+import time
+
+from gammago.go.board import parse_color
 
 MIN_MOVES_LEFT = 15          # a game always has at least this many own moves left
 MOVES_LEFT_PER_EMPTY = 0.35  # own moves still to come per empty point
@@ -210,3 +214,51 @@ def kata_time_settings(kind, *values):
         raise ValueError("kata-time_settings fischer-capped: the main time limit must be >= "
                          "the main time")
     return _setting("byoyomi" if kind == "byo-yomi" else kind, vals)
+
+
+# --- the engine's two clocks -------------------------------------------------------------------
+class EngineClocks:
+    """The engine's clock handling, a base of gammago.engine.engine.Engine: the GTP time
+    commands on its two clocks (`clocks`: {1: Black's Clock, 2: White's}), the budget of each
+    move and the window in which its search may stop early. Reads the engine's `config` and
+    `board`; sets `last_budget`."""
+
+    KATA_TIME_KINDS = KATA_TIME_KINDS      # what kata-list_time_settings lists
+
+    def _set_clocks(self, setting):
+        """Both clocks to one setting (the keywords of Clock.set)."""
+        for c in self.clocks.values():
+            c.set(**setting)
+
+    def time_settings(self, main_s, byo_s, byo_stones):
+        self._set_clocks(time_settings(main_s, byo_s, byo_stones))
+
+    def kgs_time_settings(self, kind, *values):
+        self._set_clocks(kgs_time_settings(kind, *values))
+
+    def kata_time_settings(self, kind, *values):
+        """KataGo's kata-time_settings (clock.kata_time_settings)."""
+        self._set_clocks(kata_time_settings(kind, *values))
+
+    def time_left(self, color, seconds, stones):
+        self.clocks[parse_color(color)].time_left(float(seconds), int(stones))
+
+    def _move_budget(self, clock, started, pondered):
+        """Seconds the search of this move may take on `clock` (Clock.budget, on the empty
+        points of the board); after pondering, less the time since `started` (perf_counter
+        when the command came: stopping the pondering is this move's time). Kept in
+        last_budget (tests read it)."""
+        empty = int((self.board.to_array() == 0).sum())
+        budget = clock.budget(empty, self.config.margin, self.config.move_time)
+        if pondered:
+            budget = max(MIN_BUDGET_S, budget - (time.perf_counter() - started))
+        self.last_budget = budget
+        return budget
+
+    def early_stop_window(self, clock, budget):
+        """Seconds from the start of a search of `budget` seconds during which it may stop early
+        (once the best move can no longer be overtaken): the part of the budget whose saving the
+        clock keeps for later moves (Clock.bankable); 0 with --no-early-stop or --playouts."""
+        if not self.config.early_stop or self.config.playouts:
+            return 0.0
+        return clock.bankable(budget)

@@ -22,7 +22,9 @@ from gammago.go.handicap import fixed_points as fixed_handicap_vertices
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERTEX = r"(?:[A-HJ-T](?:1[0-9]|[1-9])|pass)"
-INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ prior \d+ lcb \d+ order \d+ pv(?: {VERTEX})+")
+# Leela Zero's line, with each candidate's scoreMean where the search has one (Lizzie reads it)
+INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate \d+ (?:scoreMean -?\d+\.\d+ )?prior \d+ "
+                  rf"lcb \d+ order \d+ pv(?: {VERTEX})+")
 UNIT = r"(?:0\.\d+|1\.0+)"
 SCORE = r"scoreMean (-?\d+\.\d+) scoreStdev \d+\.\d+ scoreLead (-?\d+\.\d+)"
 KATA_INFO = re.compile(rf"info move {VERTEX} visits \d+ winrate {UNIT} {SCORE} "
@@ -1155,3 +1157,41 @@ def test_kgs_chat(g):
                      rf"(\d+\.\d)% for White; expected score (?:[BW]\+\d+(?:\.\d)?|0)", text)
     assert m and int(m.group(1).replace(",", "")) > 0 and 0 <= float(m.group(2)) <= 100, text
     assert ok(g, "kgs-chat private bob score") == text
+
+
+# a 9x9 position of two strings in atari side by side: Black's C1-C7 (last liberty C8) and
+# White's D1-D7 (last liberty D8); Black to play captures seven stones at D8 (or wins the race by
+# extending at C8), a move elsewhere lets White capture Black's seven at C8
+CAPTURE_SETUP = ([f"{c} {x}{k}" for k in range(1, 8) for c, x in (("b", "C"), ("w", "D"))]
+                 + [f"{c} {x}{k}" for k in range(1, 8) for c, x in (("b", "E"), ("w", "B"))])
+
+
+@pytest.mark.parametrize("mode", ["rollouts", "net-root"])
+def test_candidates_carry_their_own_scores(mode):
+    """kata-analyze, analyze and lz-analyze give each candidate the score of its own playouts:
+    the capture that decides a race of seven stones against seven is worth more than the other
+    moves, and far more than the worst: the candidates' scores differ, the capture's highest."""
+    g = Gtp(Engine(EngineConfig(playouts=1500, seed=2, mode=mode, max_nodes=200000)), io.StringIO())
+    ok(g, "boardsize 9")
+    ok(g, "komi 7")
+    for move in CAPTURE_SETUP:
+        ok(g, f"play {move}")
+    out, _ = _stream(g, "kata-genmove_analyze b 1")
+    last = out.split("\n")[-4]
+    scores = {}
+    for part in _parts(last):
+        m = KATA_INFO.fullmatch(part.strip())
+        assert m, part
+        words = part.split()
+        scores[words[2]] = float(words[words.index("scoreMean") + 1])
+        assert words[words.index("scoreLead") + 1] == words[words.index("scoreMean") + 1]
+    assert len(set(scores.values())) > 1, scores
+    assert max(scores, key=scores.get) == "D8", scores
+    if len(scores) > 2:          # a move elsewhere among them (net-root may visit two alone)
+        assert scores["D8"] > min(scores.values()) + 5, scores
+    ok(g, "undo")
+    for command, key in (("analyze b 1", "scoreLead"), ("lz-analyze b 1", "scoreMean")):
+        out, _ = _stream(g, command, "\n")
+        parts = _parts(out.split("\n")[-3])
+        got = {p.split()[2]: float(p.split()[p.split().index(key) + 1]) for p in parts}
+        assert len(set(got.values())) > 1, (command, got)

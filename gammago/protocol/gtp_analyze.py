@@ -31,16 +31,26 @@ OWNERSHIP_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 
 # --- the lines ---------------------------------------------------------------------------------
-def info_line(infos, score=None):
+def _move_score(d, score, stdev=None):
+    """A candidate's (score, spread): its own (the engine's score_mean and score_stdev, points for
+    the side the analysis is for) where the search has one, else the root's (score, stdev)."""
+    if d.get("score_mean") is not None:
+        return float(d["score_mean"]), d.get("score_stdev", stdev)
+    return score, stdev
+
+
+def info_line(infos, score=None, key="scoreLead"):
     """Leela Zero's analysis line: all candidates on one line, each `info move ...`,
-    winrate / prior / lcb as integers in 1/10000; with score (points for the side the analysis
-    is for), each candidate's `scoreLead` as well, as Sabaki's `analyze` reads it."""
+    winrate / prior / lcb as integers in 1/10000; with each candidate's score (its own, or the
+    root's `score`: points for the side the analysis is for) as `key`: Sabaki's `analyze` reads
+    scoreLead, Lizzie's lz-analyze scoreMean; none when no candidate and no root has one."""
     def per10k(x):
         return max(0, min(10000, int(round(float(x) * 10000))))
-    lead = "" if score is None else f"scoreLead {score:.2f} "
     parts = []
     for d in infos:
         pv = " ".join(d.get("pv") or [d["move"]])
+        mine, _ = _move_score(d, score)
+        lead = "" if mine is None else f"{key} {mine:.2f} "
         parts.append(f"info move {d['move']} visits {int(d['visits'])} winrate {per10k(d['winrate'])} "
                      f"{lead}prior {per10k(d.get('prior', 0.0))} "
                      f"lcb {per10k(d.get('lcb', d['winrate']))} order {int(d['order'])} pv {pv}")
@@ -52,21 +62,22 @@ def kata_info_line(infos, score=None, ownership=None, root=None, pv_visits=False
     """KataGo's kata-analyze line: `info move ... winrate 0.4799 scoreMean -0.1 scoreStdev 30.2
     scoreLead -0.1 prior 0.0779 lcb 0.4416 order 0 pv ...` for each candidate (floats in 0..1;
     scoreMean and scoreLead, the same number as in KataGo, in points for the side the analysis
-    is for, omitted when score is None; scoreStdev when score_stdev is given), with `pvVisits`
+    is for: the candidate's own where it has one, else the root's score, omitted when neither
+    is known; scoreStdev likewise, the spread of the playouts' scores), with `pvVisits`
     and / or `pvEdgeVisits` (each candidate's "pv_visits") when asked; then `rootInfo visits N
     winrate W [scoreMean S scoreStdev D scoreLead S] currentPlayer B|W` when root (a dict of
     those) is given; then `ownership` and one number per point when given (row by row from the
     top, as kata_ownership orders them), and `ownershipStdev` and its numbers likewise."""
-    if score is None:
-        score_part = ""
-    else:
-        spread = "" if score_stdev is None else f"scoreStdev {score_stdev:.2f} "
-        score_part = f"scoreMean {score:.2f} {spread}scoreLead {score:.2f} "
+    def score_part(score, stdev):
+        if score is None:
+            return ""
+        spread = "" if stdev is None else f"scoreStdev {stdev:.2f} "
+        return f"scoreMean {score:.2f} {spread}scoreLead {score:.2f} "
     parts = []
     for d in infos:
         pv = " ".join(d.get("pv") or [d["move"]])
         text = (f"info move {d['move']} visits {int(d['visits'])} "
-                f"winrate {_unit(d['winrate'])} {score_part}"
+                f"winrate {_unit(d['winrate'])} {score_part(*_move_score(d, score, score_stdev))}"
                 f"prior {_unit(d.get('prior', 0.0))} lcb {_unit(d.get('lcb', d['winrate']))} "
                 f"order {int(d['order'])} pv {pv}")
         seen = " ".join(str(int(n)) for n in d.get("pv_visits", ()))
@@ -77,12 +88,27 @@ def kata_info_line(infos, score=None, ownership=None, root=None, pv_visits=False
         parts.append(text)
     if root is not None:
         parts.append(f"rootInfo visits {int(root['visits'])} winrate {_unit(root['winrate'])} "
-                     f"{score_part}currentPlayer {root['currentPlayer']}")
+                     f"{score_part(score, score_stdev)}currentPlayer {root['currentPlayer']}")
     if ownership is not None:
         parts.append("ownership " + " ".join(f"{float(v):.4f}" for v in ownership))
     if ownership_stdev is not None:
         parts.append("ownershipStdev " + " ".join(f"{float(v):.4f}" for v in ownership_stdev))
     return " ".join(parts)
+
+
+def _root_score(engine, color):
+    """(score, spread) of the search, points for color over the komi: the mean of every
+    playout's final count (Engine.root_score, the candidates' visit-weighted mean), else the
+    ownership's sum; (None, None) before any playout."""
+    c = 1 if color == "b" else 2
+    got = engine.root_score(c) if hasattr(engine, "root_score") else None
+    if got is not None:
+        return got
+    owner = engine.ownership()
+    if owner is None:
+        return None, None
+    sign = 1.0 if color == "b" else -1.0
+    return sign * (float(owner.sum()) - engine.board.komi), engine.score_stdev()
 
 
 def _unit(x):
@@ -122,8 +148,9 @@ def cgos_analysis(infos, color, score=None, ownership=None):
     moves = []
     for d in infos[:CGOS_MOVES]:
         m = {"move": d["move"], "visits": int(d["visits"]), "winrate": round(float(d["winrate"]), 4)}
-        if score is not None:
-            m["score"] = out["score"]          # the tree keeps no score per move
+        mine, _ = _move_score(d, score)
+        if mine is not None:
+            m["score"] = round(float(mine), 2)
         m["prior"] = round(float(d.get("prior", 0.0)), 4)
         pv = list(d.get("pv") or [d["move"]])[1:]
         if pv:
@@ -269,7 +296,6 @@ class AnalysisCommands:
         if minmoves < 0 or maxmoves < 0:
             raise GtpError(f"syntax error: {command}: minmoves and maxmoves must be >= 0")
         engine = self.engine
-        sign = 1.0 if color == "b" else -1.0
 
         def emit(infos):
             if not infos:
@@ -284,11 +310,11 @@ class AnalysisCommands:
                 infos = engine.with_unvisited(infos, minmoves)
             if maxmoves:
                 infos = infos[:maxmoves]
+            score, stdev = _root_score(engine, color)
             if style == "lz":
-                self._stream_line(info_line(infos))
+                self._stream_line(info_line(infos, score, key="scoreMean"))
                 return
             owner = engine.ownership()
-            score = None if owner is None else sign * (float(owner.sum()) - engine.board.komi)
             if style == "sabaki":
                 self._stream_line(info_line(infos, score))
                 return
@@ -302,7 +328,7 @@ class AnalysisCommands:
             spread = kata_ownership(spread, "b") if spread is not None else None
             self._stream_line(kata_info_line(infos, score, own, root=root, pv_visits=pv_visits,
                                              pv_edge_visits=pv_edge,
-                                             score_stdev=engine.score_stdev(),
+                                             score_stdev=stdev,
                                              ownership_stdev=spread))
 
         return color, interval, emit, avoid
@@ -369,8 +395,7 @@ class AnalysisCommands:
         try:
             move = engine.genmove_analyze(color, NO_INTERVAL_S, last.append)
             owner = engine.ownership() if last and last[-1] else None
-            sign = 1.0 if color == "b" else -1.0
-            score = None if owner is None else sign * (float(owner.sum()) - engine.board.komi)
+            score = _root_score(engine, color)[0] if owner is not None else None
             info = cgos_analysis(last[-1] if last else [], color, score, owner)
         except Exception as e:
             log.exception("gtp: cgos-genmove_analyze failed")

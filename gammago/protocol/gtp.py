@@ -11,7 +11,10 @@ gammago-criticality, and gammago-build (the package directory the engine runs fr
 commit: `gammago match` shows it).
 
 The analysis commands, which stream their answer while the search runs (lz-analyze, analyze,
-kata-analyze, their genmove_analyze, cgos-genmove_analyze), are gammago.protocol.gtp_analyze's.
+kata-analyze, their genmove_analyze, cgos-genmove_analyze), are gammago.protocol.gtp_analyze's;
+the game's setup (board size, komi, handicap, loadsgf / printsgf, the rules) is
+gammago.protocol.gtp_setup's; GoGui's analyze and graphics commands are
+gammago.protocol.gtp_gogui's. Gtp is built on the three and lists all their commands.
 
 gogui-interrupt: a `# interrupt` line read while a command runs (GoGui's Interrupt) stops the
 move under way, which plays the best move found so far.
@@ -30,27 +33,23 @@ import threading
 import time
 
 import gammago
-from gammago.go import handicap
-from gammago.go import rules as _rules
-from gammago.go.board import Board, format_vertex, parse_vertex
-from gammago.protocol.gtp_analyze import NO_INTERVAL_S, STREAMING, AnalysisCommands
+from gammago.go.board import parse_vertex
+from gammago.protocol.gtp_analyze import STREAMING, AnalysisCommands
+from gammago.protocol.gtp_gogui import GoGuiCommands
+from gammago.protocol.gtp_setup import SetupCommands
 from gammago.protocol.gtp_syntax import GtpError, _color, _error_text, _float, _int, _nargs, _preprocess
 from gammago.go.scoring import score_text
 
 log = logging.getLogger("gammago")
 
 PROTOCOL_VERSION = 2
-GFX_ANALYZE_S = (1, 5)            # gammago-analyze durations offered to GoGui
-GFX_LABELS = 8                    # how many candidate moves gammago-analyze labels
-GFX_MAP_S = 1                     # gammago-ownership / gammago-criticality: default seconds
-GFX_MIN_INFLUENCE = 0.2           # gammago-analyze shows ownership from this size up
 STATUSES = ("alive", "dead", "seki")
 INTERRUPT_LINE = "# interrupt"    # GoGui's: stop the command under way (gogui-interrupt)
 CONTROLLER_POLL_S = 0.05          # after the input ends: how often to look for a vanished reader
 
 
 # --- the front end ---------------------------------------------------------------------------
-class Gtp(AnalysisCommands):
+class Gtp(AnalysisCommands, SetupCommands, GoGuiCommands):
     """GTP on top of an Engine. `execute(line)` answers one line (tests use it); `serve()` runs
     the loop on streams, with a reader thread so that lz-analyze stops when the next command
     arrives."""
@@ -288,124 +287,6 @@ class Gtp(AnalysisCommands):
         self.quit = True
         return ""
 
-    # --- setup ---
-    def _forget_setup(self):
-        self.setup_black, self.setup_white = [], []
-        self.handicap = 0
-
-    def cmd_boardsize(self, args):
-        _nargs(args, 1, usage="boardsize SIZE")
-        size = _int(args[0], "boardsize")
-        try:
-            self.engine.new_game(size, self.engine.board.komi)
-        except ValueError:
-            raise GtpError("unacceptable size") from None
-        self._forget_setup()
-        return ""
-
-    def cmd_clear_board(self, args):
-        self.engine.new_game(self.engine.board.size, self.engine.board.komi)
-        self._forget_setup()
-        return ""
-
-    def cmd_komi(self, args):
-        _nargs(args, 1, usage="komi KOMI")
-        self.engine.set_komi(_float(args[0], "komi"))
-        return ""
-
-    def _board_empty(self):
-        b = self.engine.board
-        return not b.moves and not b.stones("b") and not b.stones("w")
-
-    def _set_handicap(self, vertices):
-        self.engine.setup_stones(list(vertices), [])
-        self.engine.board.to_move = "w"
-        self.setup_black, self.setup_white = list(vertices), []
-        self.handicap = len(vertices)
-
-    def cmd_fixed_handicap(self, args):
-        _nargs(args, 1, usage="fixed_handicap NUMBER_OF_STONES")
-        n = _int(args[0], "number of stones")
-        if not self._board_empty():
-            raise GtpError("board not empty")
-        try:
-            vertices = handicap.fixed_points(self.engine.board.size, n)
-        except ValueError as e:
-            raise GtpError(str(e)) from None
-        self._set_handicap(vertices)
-        return " ".join(vertices)
-
-    def cmd_place_free_handicap(self, args):
-        _nargs(args, 1, usage="place_free_handicap NUMBER_OF_STONES")
-        n = _int(args[0], "number of stones")
-        size = self.engine.board.size
-        if not self._board_empty():
-            raise GtpError("board not empty")
-        if n < 2 or n > size * size - 1:
-            raise GtpError(f"invalid number of stones: {n} (2 to {size * size - 1})")
-        vertices = list(self.engine.place_free_handicap(n))
-        self.setup_black, self.setup_white = list(vertices), []
-        self.handicap = len(vertices)
-        return " ".join(vertices)
-
-    def cmd_set_free_handicap(self, args):
-        size = self.engine.board.size
-        if not self._board_empty():
-            raise GtpError("board not empty")
-        if len(args) < 2 or len(args) > size * size - 1:
-            raise GtpError(f"bad vertex list: {len(args)} stones (2 to {size * size - 1})")
-        seen = []
-        for a in args:
-            try:
-                rc = parse_vertex(a, size)
-            except ValueError:
-                raise GtpError(f"invalid vertex {a!r}") from None
-            if rc is None:
-                raise GtpError("bad vertex list: pass is not a handicap stone")
-            v = format_vertex(rc)
-            if v in seen:
-                raise GtpError(f"bad vertex list: {v} given twice")
-            seen.append(v)
-        scratch = Board(size, self.engine.board.komi)
-        try:
-            scratch.setup(seen, [])
-        except ValueError as e:
-            raise GtpError(f"bad vertex list: {e}") from None
-        self._set_handicap(seen)
-        return ""
-
-    def cmd_loadsgf(self, args):
-        _nargs(args, 1, 2, usage="loadsgf FILENAME [MOVE_NUMBER]")
-        from gammago.go.sgf import SgfError, parse_game
-        path = args[0]
-        upto = None
-        if len(args) == 2:
-            n = _int(args[1], "move number")
-            if n < 1:
-                raise GtpError(f"syntax error: move number must be >= 1, not {n}")
-            upto = n - 1          # the position before move n
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise GtpError(f"cannot load file {path}: {e.strerror or e}") from None
-        try:
-            game = parse_game(path, data, setup_in_game=True)
-            # checks every move before touching the engine
-            black, white, to_move, moves = game.position(upto)
-        except SgfError as e:
-            raise GtpError(f"cannot load file {e}") from None
-        eng = self.engine
-        eng.new_game(game.size, game.komi)
-        if black or white:
-            eng.setup_stones(black, white)
-        eng.board.to_move = to_move
-        for colour, vertex in moves:
-            eng.play(colour, vertex)
-        self.setup_black, self.setup_white = list(black), list(white)
-        self.handicap = game.handicap
-        return ""
-
     # --- moves ---
     def _vertex(self, text):
         try:
@@ -436,43 +317,6 @@ class Gtp(AnalysisCommands):
         move = self.engine.genmove(_color(args[0]), cleanup=True)
         self._ponder_start(move)
         return move
-
-    # --- rules ---
-    def _set_rules(self, value):
-        try:
-            self.engine.set_rules(value)
-        except ValueError as e:
-            raise GtpError(str(e)) from None
-        return ""
-
-    def cmd_kgs_rules(self, args):
-        """kgs-rules RULES (kgsGtp sends it when the engine lists it): chinese (KGS's:
-        positional superko), aga, japanese, new_zealand, or another rule set's name;
-        `? unknown rules NAME` otherwise, the rules unchanged."""
-        _nargs(args, 1, usage="kgs-rules chinese|aga|japanese|new_zealand")
-        name = args[0].lower()
-        return self._set_rules(_rules.KGS_RULES.get(name, name))
-
-    def cmd_kata_get_rules(self, args):
-        """kata-get-rules: KataGo's JSON rules object of the rules in force."""
-        _nargs(args, 0, usage="kata-get-rules")
-        return self.engine.rules.json()
-
-    def cmd_kata_set_rules(self, args):
-        """kata-set-rules RULES: a rule set's name or KataGo's JSON rules object (the board is
-        kept); unknown or unplayable rules answer `?` and change nothing."""
-        if not args:
-            raise GtpError("syntax error: usage: kata-set-rules RULES")
-        return self._set_rules(" ".join(args))
-
-    def cmd_kata_set_rule(self, args):
-        """kata-set-rule FIELD VALUE: one field of the rules in force changed."""
-        _nargs(args, 2, usage="kata-set-rule FIELD VALUE")
-        try:
-            rules = _rules.with_field(self.engine.rules, args[0], args[1])
-        except ValueError as e:
-            raise GtpError(str(e)) from None
-        return self._set_rules(rules)
 
     def cmd_reg_genmove(self, args):
         _nargs(args, 1, usage="reg_genmove COLOR")
@@ -566,23 +410,6 @@ class Gtp(AnalysisCommands):
             lines.append(" ".join(string))
         return "\n".join(lines)
 
-    def cmd_printsgf(self, args):
-        _nargs(args, 0, 1, usage="printsgf [FILENAME]")
-        from gammago.go.sgf_write import game_sgf
-        b = self.engine.board
-        data = game_sgf(b.size, b.komi, list(b.moves), self.setup_black, self.setup_white,
-                        black=None, white=None, handicap=self.handicap or None, to_move=b.to_move
-                        if not b.moves else None)
-        if args:
-            try:
-                with open(args[0], "wb") as f:
-                    f.write(data)
-            except OSError as e:
-                raise GtpError(f"cannot write {args[0]}: {e.strerror or e}") from None
-            return ""
-        text = data.decode("utf-8", "replace").strip()
-        return "\n".join(l for l in text.split("\n") if l.strip())
-
     # --- time ---
     def cmd_time_settings(self, args):
         _nargs(args, 3, usage="time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
@@ -661,113 +488,6 @@ class Gtp(AnalysisCommands):
         self.engine.clear_cache()
         return ""
 
-    # --- GoGui ---
-    def cmd_gogui_interrupt(self, args):
-        """Listed so that GoGui knows the engine stops a command on a `# interrupt` line (read
-        while the command runs: the move under way then plays the best move found so far)."""
-        return ""
-
-    def cmd_gogui_analyze_commands(self, args):
-        cmds = ["string/Show board/showboard",
-                "string/Final score/final_score",
-                "plist/Final status: dead/final_status_list dead",
-                "plist/Final status: alive/final_status_list alive",
-                "plist/Final status: seki/final_status_list seki",
-                "string/Print SGF/printsgf"]
-        cmds += [f"gfx/Analyze {s} s/gammago-analyze {s}" for s in GFX_ANALYZE_S]   # side to move
-        cmds += [f"gfx/Ownership/gammago-ownership {GFX_MAP_S}",
-                 f"gfx/Criticality/gammago-criticality {GFX_MAP_S}"]
-        return "\n".join(cmds)
-
-    def _gfx_args(self, args, command):
-        _nargs(args, 0, 2, usage=f"{command} [SECONDS] [COLOR]")
-        seconds = _float(args[0], "seconds") if args else float(GFX_MAP_S)
-        if seconds <= 0:
-            raise GtpError("syntax error: seconds must be > 0")
-        color = _color(args[1]) if len(args) == 2 else self.engine.board.to_move
-        return seconds, color
-
-    def _search_for(self, seconds, color):
-        """Analyse for `seconds`; the last report (lz-analyze dicts, best first)."""
-        stop = threading.Event()
-        last = []
-        timer = threading.Timer(seconds, stop.set)
-        timer.start()
-        try:
-            self.engine.analyze(color, NO_INTERVAL_S, stop, lambda infos: last.append(infos))
-        finally:
-            timer.cancel()
-        return last[-1] if last else []
-
-    def _influence(self, grid, least=0.0):
-        """GoGui `INFLUENCE point value ...` of a [row][col] grid (row 0 = line 1), the points
-        with |value| >= least; '' when there are none."""
-        n = self.engine.board.size
-        vals = [f"{format_vertex((row, col))} {float(grid[row][col]):.2f}"
-                for row in range(n) for col in range(n) if abs(float(grid[row][col])) >= least
-                and float(grid[row][col]) != 0.0]
-        return "INFLUENCE " + " ".join(vals) if vals else ""
-
-    def cmd_gammago_ownership(self, args):
-        """gammago-ownership [SECONDS] [COLOR]: search, then GoGui gfx: the rollouts' mean final
-        ownership of every point as influence (+1 Black .. -1 White), the score estimate as
-        text."""
-        seconds, color = self._gfx_args(args, "gammago-ownership")
-        self._search_for(seconds, color)
-        owner = self.engine.ownership()
-        if owner is None:
-            return ""
-        lines = [self._influence(owner)]
-        score = float(owner.sum()) - self.engine.board.komi
-        lead = f"B+{score:.1f}" if score >= 0 else f"W+{-score:.1f}"
-        lines.append(f"TEXT ownership after {self.engine.search.playouts} playouts, score "
-                     f"estimate {lead}")
-        return "\n".join(l for l in lines if l)
-
-    def cmd_gammago_criticality(self, args):
-        """gammago-criticality [SECONDS] [COLOR]: a search of the rollouts, then GoGui gfx: the
-        criticality of every point (Coulom 2009: how much owning it goes with winning) as
-        influence, scaled so that the most critical point shows 1."""
-        seconds, color = self._gfx_args(args, "gammago-criticality")
-        crit = self.engine.criticality(color, seconds)
-        top = float(crit.max()) if crit.size else 0.0
-        if top <= 0:
-            return "TEXT criticality: none measured (too few playouts)"
-        lines = [self._influence(crit / top, least=0.01)]
-        row, col = divmod(int(crit.argmax()), crit.shape[1])
-        lines.append(f"TEXT criticality, 1 = {top:.3f} (at {format_vertex((row, col))})")
-        return "\n".join(l for l in lines if l)
-
-    def cmd_gammago_analyze(self, args):
-        """gammago-analyze SECONDS [COLOR]: search, then GoGui gfx: win rates as labels, the
-        best line as a variation, ownership as influence."""
-        _nargs(args, 1, 2, usage="gammago-analyze SECONDS [COLOR]")
-        seconds = _float(args[0], "seconds")
-        if seconds <= 0:
-            raise GtpError("syntax error: seconds must be > 0")
-        color = _color(args[1]) if len(args) == 2 else self.engine.board.to_move
-        infos = self._search_for(seconds, color)
-        lines = []
-        if infos:
-            labels = " ".join(f"{d['move']} {round(100 * d['winrate'])}"
-                              for d in infos[:GFX_LABELS] if d["move"] != "pass")
-            if labels:
-                lines.append("LABEL " + labels)
-            pv, c, var = infos[0].get("pv") or [infos[0]["move"]], color, []
-            for m in pv:
-                var.append(f"{c} {m}")
-                c = "w" if c == "b" else "b"
-            lines.append("VAR " + " ".join(var))
-            best = infos[0]
-            lines.append(f"TEXT {color.upper()} best {best['move']} winrate "
-                         f"{100 * best['winrate']:.1f}% visits {best['visits']}")
-        owner = getattr(self.engine, "last_owner", None)
-        if owner is not None:
-            influence = self._influence(owner, least=GFX_MIN_INFLUENCE)
-            if influence:
-                lines.append(influence)
-        return "\n".join(lines)
-
 
 # --- the command -----------------------------------------------------------------------------
 def add_arguments(parser):
@@ -807,3 +527,4 @@ def main(args):
         return 0
     finally:
         sys.stdout = out
+

@@ -3,6 +3,7 @@
 Ratios between figures of one run are what to compare across machines; absolute figures
 depend on the machine and on what else it is doing.
 """
+import argparse
 import json
 import statistics
 import sys
@@ -13,8 +14,20 @@ from gammago.rollout import playout
 LIGHT_PLAYOUTS = {9: 20000, 19: 3000}
 
 
+def positive_int(text):
+    """argparse type: an integer of 1 or more (argparse refuses anything else, exit code 2)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} runs: at least 1 is needed")
+    return n
+
+
 def add_arguments(p):
-    p.add_argument("--runs", type=int, default=5, help="timed runs per figure (median reported)")
+    p.add_argument("--runs", type=positive_int, default=5, metavar="N",
+                   help="timed runs per figure, 1 or more (median reported)")
     p.add_argument("--quick", action="store_true", help="a tenth of the playouts per run")
     p.add_argument("--seed", type=int, default=1, help="seed of the first run")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

@@ -126,7 +126,8 @@ def test_train_mm_end_to_end(trained, capsys):
     assert trained.exists() and trained.with_suffix(".png").stat().st_size > 1000
     g = gammas.load(trained)
     text = trained.read_text()
-    assert text.splitlines()[0] == gammas.header_line()
+    assert text.splitlines()[0] == gammas.header_line(g.dictionary)
+    assert g.dictionary is not None and len(g.dictionary) > 0   # --spatial on: the default
     # captures of a string in atari are strong moves, and the learned table is not flat
     cap = F.GROUP_BASES[F.GROUP_NAMES.index("capture")]
     pat = F.GROUP_BASES[-1]

@@ -39,12 +39,18 @@
 #                and the 4 points two steps away orthogonally (BORDER beyond the edge),
 #                canonical over the 8 symmetries (the smallest 28-bit code), hashed into
 #                PAT12_BUCKETS buckets: 1 + bucket; PAT12_RARE for the buckets a gamma file
-#                merged into its default (training only; move_features never writes it)
+#                merged into its default (training only; move_features never writes it).
+#                A table with a spatial dictionary (gammago/moves/spatial.pxd) gives this slot
+#                to its large patterns instead: 1 + ... the dictionary id of the largest
+#                pattern around the point that the dictionary holds (d <= 4 of its sizes is
+#                the diamond, colours only), PAT12_RARE when it holds none; the table names
+#                them spatial:ID (gammago/moves/gammas.py). move_features_d computes that
 #   G_PAT3       the 3x3 pattern: 1 + index of the canonical code (8 symmetries, colours seen
 #                from the mover, with the 4 atari bits), PAT3_RARE for the patterns a gamma file
 #                merged into its default (training only; move_features never writes it).
 from libc.stdint cimport int32_t, int16_t, uint16_t, uint32_t
 from gammago.go.board cimport board_t
+from gammago.moves.spatial cimport spatial_dict_t
 
 cdef enum:
     FEATURES_VERSION = 4   # bump whenever a definition above changes: gamma files check it
@@ -109,6 +115,13 @@ ctypedef const double* gamma_table_t
 cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil
 # the same with the groups the rollouts do not weigh (G_LADDER, G_RACE, G_NAKADE, G_PAT12) left
 # absent, at no cost: what a table that holds them at 1 sees (the rollouts' gammas)
+# the same with the G_PAT12 slot read through a spatial dictionary (d NULL: the diamond, as
+# move_features)
+cdef int move_features_d(const board_t* b, int p, int c, const spatial_dict_t* d,
+                         int32_t* out) noexcept nogil
+# the dictionary of a gamma table (gammago.moves.gammas marks the table's G_PAT12 "absent" entry
+# with its tag, register_dict), or NULL for a table without one
+cdef const spatial_dict_t* table_dict(const double* gamma) noexcept nogil
 cdef int rollout_features(const board_t* b, int p, int c, int32_t* out) noexcept nogil
 
 # The parts, for incremental users (the rollout recomputes only what a move changed):
@@ -128,6 +141,8 @@ cdef const uint16_t* pat3_table() noexcept nogil
 # moves[0..n-1] and their ids in feats[i*NGROUPS .. i*NGROUPS+NGROUPS-1]; returns n.
 # moves needs room for b.nempty + 1 entries, feats for NGROUPS times that.
 cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* feats) noexcept nogil
+cdef int position_features_d(const board_t* b, int c, const spatial_dict_t* d, int16_t* moves,
+                             int32_t* feats) noexcept nogil
 
 cdef inline double team_gamma(gamma_table_t gamma, const int32_t* ids) noexcept nogil:
     cdef double s = gamma[ids[0]]

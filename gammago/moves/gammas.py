@@ -13,6 +13,22 @@ reason, if its version or feature layout differs from the code's, if a line does
 or if a non-pattern feature is missing. Patterns not listed (merged as rare in training) take
 the gamma of their group's default (`pat3:default`, `pat12:default`).
 
+A table with large spatial patterns (file version 2, `gammago train-mm` writes them) carries its
+pattern dictionary in the same file, bound to the gammas by a checksum in the header:
+
+    gammago-gammas 2 features=4 nfeat=73094 npat3=7455 spatial=4-10 dictionary=N:CHECKSUM
+    ...
+    spatial:17           3.52   wins=... seen=...
+    spatial:default      0.61
+    [dictionary]
+    5c0a93e1f2d4b7a6     (the hash of spatial:1; its low 4 bits are its size)
+    ...
+
+The spatial patterns take the diamond's slot (features.pxd G_PAT12): such a table has no pat12
+lines. A table whose dictionary is truncated, altered, of another count or checksum, or whose
+gammas name a pattern it does not hold, is refused with its path and the reason. Version 1
+tables (no dictionary) load as before.
+
 A rollout table (`gammago train-balance` writes them) may carry the rollout settings it was
 trained for, and the board size they were trained on, in a comment line that older readers
 skip:
@@ -34,12 +50,16 @@ from pathlib import Path
 import numpy as np
 
 from gammago.moves import features as F
+from gammago.moves import spatial as S
 from gammago.go.board import SIZES
 from gammago import find_shipped, shipped_dir
 from gammago.core.retired import RETIRED_AT
 
 MAGIC = "gammago-gammas"
 FILE_VERSION = 1
+SPATIAL_VERSION = 2          # a table with a spatial dictionary
+DICT_SECTION = "[dictionary]"
+PAT12 = F.GROUP_NAMES.index("pat12")
 # Where the shipped gammas live and which one the engine loads for a board size: there is a
 # 19x19 corpus only, so the 19x19 gammas serve every size.
 PATTERNS_DIR = Path(os.environ.get("GAMMAGO_PATTERNS") or shipped_dir("patterns"))
@@ -146,12 +166,19 @@ class GammaFileError(ValueError):
         self.reason = reason
 
 
-def header_line():
-    return (f"{MAGIC} {FILE_VERSION} features={F.VERSION} nfeat={F.N_FEATURES} "
-            f"npat3={F.N_PAT3}")
+def header_line(dictionary=None):
+    if dictionary is None:
+        return (f"{MAGIC} {FILE_VERSION} features={F.VERSION} nfeat={F.N_FEATURES} "
+                f"npat3={F.N_PAT3}")
+    return (f"{MAGIC} {SPATIAL_VERSION} features={F.VERSION} nfeat={F.N_FEATURES} "
+            f"npat3={F.N_PAT3} spatial={S.SIZES[0]}-{S.SIZES[-1]} "
+            f"dictionary={len(dictionary)}:{dictionary.checksum}")
 
 
 _NAMES = None
+_SPATIAL_NAMES = None
+_HEADER2 = re.compile(rf"{MAGIC} {SPATIAL_VERSION} (features=\S+ nfeat=\S+ npat3=\S+) "
+                      r"spatial=(\d+)-(\d+) dictionary=(\d+):([0-9a-f]{16})")
 
 
 def _names():
@@ -159,6 +186,29 @@ def _names():
     if _NAMES is None:
         _NAMES = {F.level_name(i): i for i in range(F.N_FEATURES)}
     return _NAMES
+
+
+def level_name(i, spatial=False):
+    """F.level_name, with the G_PAT12 slot named spatial:ID in a table with a dictionary."""
+    if spatial:
+        base = F.GROUP_BASES[PAT12]
+        if base < i < base + F.GROUP_SIZES[PAT12]:
+            lv = i - base
+            return "spatial:default" if lv == F.GROUP_SIZES[PAT12] - 1 else f"spatial:{lv}"
+    return F.level_name(i)
+
+
+def _spatial_names():
+    """The names of a dictionary table: the G_PAT12 slot's names replaced by spatial:ID."""
+    global _SPATIAL_NAMES
+    if _SPATIAL_NAMES is None:
+        base = F.GROUP_BASES[PAT12]
+        names = {n: i for n, i in _names().items()
+                 if not base < i < base + F.GROUP_SIZES[PAT12]}
+        for i in range(base + 1, base + F.GROUP_SIZES[PAT12]):
+            names[level_name(i, True)] = i
+        _SPATIAL_NAMES = names
+    return _SPATIAL_NAMES
 
 
 def absent_ids():
@@ -170,8 +220,11 @@ class Gammas:
     default's gamma), ready for features.evaluate_game and the rollouts."""
 
     def __init__(self, table, path=None, comments=(), listed=None, settings=None,
-                 settings_size=None):
+                 settings_size=None, dictionary=None):
         self.table = np.ascontiguousarray(table, dtype=np.float64)
+        self.dictionary = dictionary  # the spatial dictionary (spatial.SpatialDict) or None;
+        if dictionary is not None:    # the table names it (features.register_dict)
+            self.table[F.GROUP_BASES[PAT12]] = F.register_dict(dictionary)
         self.path = path
         self.comments = list(comments)
         self.listed = listed          # bool mask of ids written in the file
@@ -194,14 +247,17 @@ class Gammas:
         return np.prod(self.table[np.asarray(ids)], axis=-1)
 
 
-def save(path, table, listed, comments=(), wins=None, seen=None):
-    """Write the gammas of the ids where listed is true (absent ids are never written)."""
+def save(path, table, listed, comments=(), wins=None, seen=None, dictionary=None):
+    """Write the gammas of the ids where listed is true (absent ids are never written); with a
+    spatial dictionary (spatial.SpatialDict), the G_PAT12 slot as its patterns and the
+    dictionary after the gammas (file version 2)."""
     path = Path(path)
+    spatial = dictionary is not None
     table = np.asarray(table, dtype=np.float64)
     if len(table) != F.N_FEATURES:
         raise ValueError(f"gamma table has {len(table)} entries, features need {F.N_FEATURES}")
     absent = set(absent_ids())
-    lines = [header_line()]
+    lines = [header_line(dictionary)]
     for c in comments:
         for part in str(c).splitlines():
             lines.append(f"# {part}")
@@ -210,13 +266,16 @@ def save(path, table, listed, comments=(), wins=None, seen=None):
             continue
         g = table[i]
         if not (g > 0 and math.isfinite(g)):
-            raise ValueError(f"gamma of {F.level_name(i)} is {g}")
+            raise ValueError(f"gamma of {level_name(i, spatial)} is {g}")
         extra = ""
         if wins is not None:
             extra += f" wins={int(wins[i])}"
         if seen is not None:
             extra += f" seen={int(seen[i])}"
-        lines.append(f"{F.level_name(i):<20s} {g:.6g}{extra}")
+        lines.append(f"{level_name(i, spatial):<20s} {g:.6g}{extra}")
+    if spatial:
+        lines.append(DICT_SECTION)
+        lines.extend(f"{int(h):016x}" for h in dictionary.hashes)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n")
@@ -236,11 +295,23 @@ def load(path):
     if not lines or not lines[0].startswith(MAGIC + " "):
         raise GammaFileError(path, f"not a gamma file (first line should start with '{MAGIC}')")
     want = header_line()
-    if lines[0].strip() != want:
+    dictionary = None
+    head = lines[0].strip()
+    m = _HEADER2.fullmatch(head)
+    if m is not None:
+        layout = want.split(" ", 2)[2]
+        if m.group(1) != layout or (int(m.group(2)), int(m.group(3))) != (S.SIZES[0], S.SIZES[-1]):
+            raise GammaFileError(path, f"made for another feature set or pattern sizes: header "
+                                       f"'{head}', this code expects '{layout}' and spatial="
+                                       f"{S.SIZES[0]}-{S.SIZES[-1]} (retrain with `gammago "
+                                       f"train-mm`)")
+        lines, dictionary = _read_dictionary(path, lines, int(m.group(4)), m.group(5))
+    elif head != want:
         raise GammaFileError(path, f"made for another feature set or file version: header "
-                                   f"'{lines[0].strip()}', this code expects '{want}' "
+                                   f"'{head}', this code expects '{want}' "
                                    f"(retrain with `gammago train-mm`)")
-    names = _names()
+    spatial = dictionary is not None
+    names = _spatial_names() if spatial else _names()
     table = np.ones(F.N_FEATURES, dtype=np.float64)
     listed = np.zeros(F.N_FEATURES, dtype=bool)
     comments = []
@@ -270,6 +341,10 @@ def load(path):
         if not (g > 0 and math.isfinite(g)):
             raise GammaFileError(path, f"line {n}: gamma {parts[1]} must be positive and finite")
         i = names[parts[0]]
+        if spatial and F.GROUP_BASES[PAT12] + len(dictionary) < i < \
+                F.GROUP_BASES[PAT12] + F.GROUP_SIZES[PAT12] - 1:
+            raise GammaFileError(path, f"line {n}: {parts[0]} is not in the table's dictionary "
+                                       f"of {len(dictionary)} patterns")
         if i in absent_ids():
             raise GammaFileError(path, f"line {n}: {parts[0]} is fixed at 1 and cannot be listed")
         if listed[i]:
@@ -282,7 +357,7 @@ def load(path):
         if g in pattern_groups:
             default = base + pattern_groups[g]
             if not listed[default]:
-                raise GammaFileError(path, f"no gamma for {F.level_name(default)}")
+                raise GammaFileError(path, f"no gamma for {level_name(default, spatial)}")
             pats = np.arange(base + 1, base + F.GROUP_SIZES[g])
             table[pats[~listed[pats]]] = table[default]
             continue
@@ -290,7 +365,34 @@ def load(path):
             if not listed[i]:
                 raise GammaFileError(path, f"no gamma for {F.level_name(i)}")
     return Gammas(table, path=path, comments=comments, listed=listed, settings=settings,
-                  settings_size=settings_size)
+                  settings_size=settings_size, dictionary=dictionary)
+
+
+def _read_dictionary(path, lines, n, checksum):
+    """(the lines before the dictionary section, the SpatialDict it holds), checked against
+    the header's count and checksum."""
+    try:
+        at = lines.index(DICT_SECTION)
+    except ValueError:
+        raise GammaFileError(path, f"no {DICT_SECTION} section: the header promises a "
+                                   f"dictionary of {n} patterns (truncated?)") from None
+    body = [x.strip() for x in lines[at + 1:] if x.strip()]
+    if len(body) != n:
+        raise GammaFileError(path, f"the dictionary holds {len(body)} patterns, the header says "
+                                   f"{n} (truncated?)")
+    try:
+        hashes = np.array([int(x, 16) for x in body], dtype=np.uint64)
+    except ValueError:
+        raise GammaFileError(path, "a dictionary line is not a hexadecimal hash") from None
+    sizes = (hashes & np.uint64(0xF)).astype(np.uint8)
+    try:
+        d = S.SpatialDict(hashes, sizes)
+    except ValueError as e:
+        raise GammaFileError(path, f"bad dictionary: {e}") from None
+    if d.checksum != checksum:
+        raise GammaFileError(path, f"the dictionary does not match the gammas: its checksum is "
+                                   f"{d.checksum}, the header says {checksum}")
+    return lines[:at], d
 
 
 def default_path(size=19):

@@ -23,6 +23,10 @@ from gammago.go import sgf
 WORKERS = 2          # processes; the machine has two cores
 CHUNK = 16           # games per task sent to a worker
 MOVE_BIN = 20        # move-number bin width for accuracy by move number
+# the ranges of move numbers (1-based, inclusive) of the table by move number; the last one
+# holds every later move too
+SPATIAL_SIZES = range(4, 11)     # spatial.SIZES (not imported: the net's path needs no Cython)
+RANGES = ((1, 30), (31, 60), (61, 90), (91, 150), (151, 300))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,6 +74,56 @@ def by_move_number(results, bin_width=MOVE_BIN, max_move=300):
         return np.arange(nb) * bin_width, t1 / cnt, t5 / cnt, cnt
 
 
+def by_range(results, dictionary=None, ranges=RANGES):
+    """Top-1 / top-5 by ranges of move numbers (moves after the last range count in 'all'
+    only), and 'all': [{moves, positions, top1, top5,
+    sizes}], sizes (with a spatial dictionary) the fraction of the range's positions whose
+    played move matched a pattern of each size ('none': no pattern of the dictionary, or a
+    pass)."""
+    r = concat_results(results) if isinstance(results, list) else results
+    mv = np.asarray(r["move_number"]) + 1
+    t1 = topk_credit(r["greater"], r["equal"], 1)
+    t5 = topk_credit(r["greater"], r["equal"], 5)
+    size = None
+    if dictionary is not None and "pattern" in r:
+        pat = np.asarray(r["pattern"])
+        of = np.asarray(dictionary.sizes_of)
+        size = np.where(pat <= len(dictionary), of[np.minimum(pat, len(dictionary))], 0)
+    out = []
+    for lo, hi in list(ranges) + [(1, None)]:
+        if hi is None:
+            sel, label = np.ones(len(mv), bool), "all"
+        else:
+            sel = (mv >= lo) & (mv <= hi)
+            label = f"{lo}-{hi}"
+        n = int(sel.sum())
+        row = {"moves": label, "positions": n,
+               "top1": float(t1[sel].mean()) if n else None,
+               "top5": float(t5[sel].mean()) if n else None}
+        if size is not None:
+            row["sizes"] = {("none" if k == 0 else str(k)):
+                            (float((size[sel] == k).mean()) if n else 0.0)
+                            for k in (0,) + tuple(SPATIAL_SIZES)}
+        out.append(row)
+    return out
+
+
+def format_ranges(rows):
+    """by_range's rows as text, one line per range."""
+    lines = ["by move number: top-1 / top-5" + ("; the played move's pattern size"
+                                                 if rows and "sizes" in rows[0] else "")]
+    for row in rows:
+        if not row["positions"]:
+            lines.append(f"  {row['moves']:>9s}: no positions")
+            continue
+        text = (f"  {row['moves']:>9s}: {100 * row['top1']:5.1f}% / {100 * row['top5']:5.1f}% "
+                f"({row['positions']:,} positions)")
+        if "sizes" in row:
+            text += "; " + " ".join(f"{k}:{100 * v:.0f}%" for k, v in row["sizes"].items())
+        lines.append(text)
+    return "\n".join(lines)
+
+
 def plot_by_move_number(ax, results, title="held-out prediction by move number"):
     starts, t1, t5, cnt = by_move_number(results)
     ok = cnt > 0
@@ -96,10 +150,13 @@ def format_summary(s):
 _W = {}      # per worker: the gamma table (fixed) or a loader by board size
 
 
-def _init_worker(table, path):
+def _init_worker(table, path, spatial=None):
     _W.clear()
     _W["table"] = table
     _W["path"] = path
+    if spatial is not None:      # the hashes of the table's dictionary (a table from train-mm)
+        from gammago.moves import spatial as S
+        _W["dict"] = S.SpatialDict(spatial, (spatial & np.uint64(0xF)).astype(np.uint8))
 
 
 def _table_for(size):
@@ -124,7 +181,8 @@ def evaluate_records(chunk):
                 game = data
             else:
                 game = sgf.parse_game(name, data)
-            res = features.evaluate_game(game.board(), game.moves, _table_for(game.size))
+            res = features.evaluate_game(game.board(), game.moves, _table_for(game.size),
+                                         dictionary=_W.get("dict"))
             out.append(("ok", name, res))
         except (sgf.SgfError, gammas_mod.GammaFileError) as e:
             out.append(("error", name, getattr(e, "problem", None) or str(e)))
@@ -158,13 +216,15 @@ def map_chunks(fn, chunks, workers, initializer=None, initargs=()):
 
 
 def evaluate(sources, table=None, path=None, workers=WORKERS, desc="predict", report=None,
-             total=None):
+             total=None, dictionary=None):
     """Evaluate gammas (a table, a file path, or the shipped default by board size) on
-    (name, bytes|Game) sources. Returns (per-game results list, games, errors list)."""
+    (name, bytes|Game) sources; dictionary: the spatial dictionary of a bare table (a file
+    carries its own). Returns (per-game results list, games, errors list)."""
     results, errors = [], []
     bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
     for out in map_chunks(evaluate_records, chunked(sources, CHUNK), workers,
-                          _init_worker, (table, path)):
+                          _init_worker, (table, path,
+                                         None if dictionary is None else dictionary.hashes)):
         for kind, name, payload in out:
             if kind == "ok":
                 results.append(payload)
@@ -269,18 +329,11 @@ def main(args):
     if args.model:
         return predict_net(args)
     t0 = time.perf_counter()
-    if args.gammas:
-        try:
-            gammas_mod.load(args.gammas)         # refuse a bad file before any work
-        except gammas_mod.GammaFileError as e:
-            print(f"gammago predict: {e}", file=sys.stderr)
-            return 2
-    else:
-        try:
-            gammas_mod.load_default(19)
-        except gammas_mod.GammaFileError as e:
-            print(f"gammago predict: {e}", file=sys.stderr)
-            return 2
+    try:                                         # refuse a bad file before any work
+        loaded = gammas_mod.load(args.gammas) if args.gammas else gammas_mod.load_default(19)
+    except gammas_mod.GammaFileError as e:
+        print(f"gammago predict: {e}", file=sys.stderr)
+        return 2
     sources = sgf.iter_sources(args.paths)
     if args.max_games is not None:
         sources = (s for i, s in zip(range(args.max_games), sources))
@@ -289,6 +342,9 @@ def main(args):
     summary = summarize(results, games)
     summary["skipped"] = len(errors)
     summary["gammas"] = str(args.gammas or gammas_mod.default_path(19))
+    summary["by_move_number"] = by_range(results, loaded.dictionary) if results else []
+    if loaded.dictionary is not None:
+        summary["spatial_patterns"] = len(loaded.dictionary)
     report(summary, summary["gammas"], t0, args.json)
     return 0 if games else 1
 
@@ -301,3 +357,5 @@ def report(summary, label, t0, as_json):
     else:
         print(f"predict ({label}): {format_summary(summary)}; "
               f"{summary['skipped']} records skipped; {summary['seconds']:.1f} s")
+        if summary.get("by_move_number"):
+            print(format_ranges(summary["by_move_number"]))

@@ -34,6 +34,9 @@ from gammago.moves import features as F
 from gammago.moves import gammas as gammas_mod
 from gammago.moves import mm
 from gammago.moves import predict
+from gammago.moves import harvest as harvest_mod
+from gammago.moves import spatial as S
+from gammago.moves.sample import Sample, SLACK, BLOCK_ENTRIES  # noqa: F401  (train_mm.Sample)
 from gammago.go import sgf
 
 HOLDOUT = 0.1               # fraction of games held out (chosen by a hash of name and seed)
@@ -43,8 +46,6 @@ MIN_PATTERN_COUNT = 20      # patterns seen fewer times among the candidates joi
 CHUNK = 32                  # records per task sent to a worker
 MAX_ITER = 60               # MM sweeps at most
 TOL = 1e-4                  # stop when a sweep gains less log-posterior per position
-SLACK = 0.25                # the kept positions may run this fraction over the budget before a cut
-BLOCK_ENTRIES = 1 << 23     # candidate entries per block of teams deduplicated on arrival
 REPEATS_SHOWN = 10          # held-out repeats named one by one on stderr; the rest counted
 STEP = 1 << 24              # candidate entries per slice of the whole-sample passes
 
@@ -100,6 +101,12 @@ def feature_layout():
 
 def _init(cfg):
     _CFG.update(cfg)
+    hashes = cfg.get("spatial")
+    if hashes is None:
+        _CFG["dict"] = None
+    elif _CFG.get("dict") is None or len(_CFG["dict"]) != len(hashes) or \
+            not np.array_equal(_CFG["dict"].hashes, hashes):
+        _CFG["dict"] = S.SpatialDict(hashes, (hashes & np.uint64(0xF)).astype(np.uint8))
 
 
 def _extract_chunk(task):
@@ -128,7 +135,8 @@ def _extract_chunk(task):
             prio = priorities(name, n, _CFG["seed"])
             take &= prio < threshold
             keys, counts, offs, win, mvn = F.extract_game(game.board(), game.moves,
-                                                          take.astype(np.uint8))
+                                                          take.astype(np.uint8),
+                                                          dictionary=_CFG.get("dict"))
             train.append(keys)
             out.append(("train", name, [None, counts.astype(np.uint16), offs,
                                         win.astype(np.int16), prio[mvn], sampled],
@@ -146,146 +154,6 @@ def _extract_chunk(task):
     return {"keys": uniq, "records": out}
 
 
-class _Block:
-    """Positions in arrival order with their candidates' teams deduplicated: team keys `uniq`
-    (sorted), and per candidate entry its index into them and how many legal moves share it."""
-
-    def __init__(self, uniq, index, counts, sizes, win, prio):
-        self.uniq, self.index, self.counts = uniq, index, counts
-        self.sizes, self.win, self.prio = sizes, win, prio
-        self._drop_unused()
-
-    def _drop_unused(self):
-        used = np.zeros(len(self.uniq), dtype=bool)
-        used[self.index] = True
-        if not used.all():
-            self.index = (np.cumsum(used) - 1).astype(np.int32)[self.index]
-            self.uniq = self.uniq[used]
-
-    @property
-    def entries(self):
-        return len(self.index)
-
-    def keep(self, mask):
-        """Only the positions where mask is true; team keys no longer used are dropped."""
-        entries = np.repeat(mask, self.sizes)
-        self.index, self.counts = self.index[entries], self.counts[entries]
-        self.sizes, self.win, self.prio = self.sizes[mask], self.win[mask], self.prio[mask]
-        self._drop_unused()
-
-    @classmethod
-    def merge(cls, parts):
-        """One block of [(sorted keys, [(index into them, counts, sizes, winner, priorities)])]."""
-        uniq, inverse = np.unique(np.concatenate([keys for keys, _ in parts]), return_inverse=True)
-        cols, at = [[] for _ in range(5)], 0
-        for keys, runs in parts:
-            renumber = inverse[at: at + len(keys)].astype(np.int32)
-            at += len(keys)
-            for index, *rest in runs:
-                cols[0].append(renumber[index])
-                for c, x in zip(cols[1:], rest):
-                    c.append(x)
-        return cls(uniq, *(np.concatenate(c) for c in cols))
-
-    def part(self):
-        return self.uniq, [(self.index, self.counts, self.sizes, self.win, self.prio)]
-
-
-class Sample:
-    """The training positions kept so far, in the order they came, at most budget * (1 + SLACK)
-    of them at any time (budget 0: all). When they run over, only the `budget` of lowest
-    priority stay, and their threshold keeps later positions out (the workers read it with each
-    chunk and skip them). At the end exactly the `budget` positions of lowest priority over the
-    whole corpus remain, whatever the order of the games and whoever extracted them."""
-
-    def __init__(self, budget):
-        self.budget = budget
-        self.threshold = 1.0          # priorities at or above it are out
-        self.blocks = []              # sealed _Blocks, oldest first
-        self._open = []               # chunks since the last block: (keys, [game runs])
-        self._open_entries = 0
-        self.positions = 0            # kept now
-        self.sampled = 0              # positions the per-game sampling offered
-
-    def add(self, keys, counts, offs, win, prio, sampled):
-        """One game: its positions' team keys (offsets per position) as extract_game gives them."""
-        uniq, index = np.unique(keys, return_inverse=True)
-        self.add_chunk(uniq, [(index.astype(np.int32), counts, offs, win, prio, sampled)])
-
-    def add_chunk(self, keys, games):
-        """Games whose team keys are given as indices into one array of distinct keys."""
-        runs = []
-        for index, counts, offs, win, prio, sampled in games:
-            self.sampled += sampled
-            sizes = np.diff(offs).astype(np.int16)
-            keep = prio < self.threshold
-            if not keep.all():
-                entries = np.repeat(keep, sizes)
-                index, counts = index[entries], counts[entries]
-                sizes, win, prio = sizes[keep], win[keep], prio[keep]
-            if len(prio):
-                runs.append((index, counts, sizes, win, prio))
-                self._open_entries += len(index)
-                self.positions += len(prio)
-        if not runs:
-            return
-        self._open.append((keys, runs))
-        if self._open_entries >= BLOCK_ENTRIES:
-            self._seal()
-        if self.budget and self.positions > self.budget * (1 + SLACK):
-            self._cut()
-
-    def _seal(self):
-        if self._open:
-            self.blocks.append(_Block.merge(self._open))
-            self._open, self._open_entries = [], 0
-
-    def _cut(self):
-        """Keep the `budget` positions of lowest priority; merge the blocks left small."""
-        self._seal()
-        prio = np.concatenate([b.prio for b in self.blocks])
-        if len(prio) <= self.budget:
-            return
-        self.threshold = float(np.partition(prio, self.budget)[self.budget])
-        del prio
-        blocks, small = [], []
-        for b in self.blocks:
-            b.keep(b.prio < self.threshold)
-            small.append(b)
-            if sum(x.entries for x in small) >= BLOCK_ENTRIES // 2:
-                blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
-                small = []
-        if small:
-            blocks.append(_Block.merge([x.part() for x in small]) if len(small) > 1 else small[0])
-        self.blocks = [b for b in blocks if len(b.prio)]
-        self.positions = sum(len(b.prio) for b in self.blocks)
-
-    def finish(self):
-        """-> (team keys int64 [teams] sorted, team index int32 [entries], counts float32
-        [entries], offsets [positions + 1], the entry of each position's move played)."""
-        self._seal()
-        if self.budget and self.positions > self.budget:
-            self._cut()
-        keys = np.unique(np.concatenate([b.uniq for b in self.blocks] or [np.zeros(0, np.int64)]))
-        n = sum(b.entries for b in self.blocks)
-        index = np.empty(n, dtype=np.int32)
-        counts = np.empty(n, dtype=np.float32)
-        sizes = np.concatenate([b.sizes for b in self.blocks] or [np.zeros(0, np.int16)])
-        win = np.concatenate([b.win for b in self.blocks] or [np.zeros(0, np.int16)])
-        at = 0
-        while self.blocks:                       # block by block, each freed once copied
-            b = self.blocks.pop(0)
-            index[at: at + b.entries] = np.searchsorted(keys, b.uniq).astype(np.int32)[b.index]
-            counts[at: at + b.entries] = b.counts
-            at += b.entries
-            del b
-        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:], dtype=np.int64)
-        if n < 2**31:
-            offsets = offsets.astype(np.int32)
-        return keys, index, counts, offsets, offsets[:-1] + win
-
-
 def _sources(paths):
     """(name, bytes|SgfError, index of the path it came from) for every record."""
     for i, path in enumerate(paths):
@@ -297,7 +165,7 @@ def _limited(sources, max_games):
     return sources if max_games is None else (s for _, s in zip(range(max_games), sources))
 
 
-def extract(paths, args, workers, client=None):
+def extract(paths, args, workers, client=None, dictionary=None):
     """Phase 1. Returns (Sample, held-out games [(name, path index, bytes)], errors, records
     read, training games, repeats: the held-out games left out because their moves repeat a
     training game's or an earlier held-out game's [(name, the other's name)]). The chunks go
@@ -307,7 +175,8 @@ def extract(paths, args, workers, client=None):
     trained, held_digests = {}, []            # digest -> first training game's name
     sample = Sample(args.max_positions)
     sources = _limited(_sources(paths), args.max_games)
-    cfg = {"seed": args.seed, "holdout": args.holdout, "positions": args.positions_per_game}
+    cfg = {"seed": args.seed, "holdout": args.holdout, "positions": args.positions_per_game,
+           "spatial": None if dictionary is None else dictionary.hashes}
     bar = tqdm(total=args.max_games, desc="extract", unit="game", file=sys.stderr,
                dynamic_ncols=True)
     n = ntrain = 0
@@ -402,6 +271,18 @@ def build_teams(sample, min_count):
     return teams, cand, winners, seen, wins, kept, nrare
 
 
+def _shown(name, dictionary):
+    """A pattern group's name in the table: the diamond's slot is 'spatial' with a dictionary."""
+    return "spatial" if name == "pat12" and dictionary is not None else name
+
+
+def _unused(name, dictionary):
+    """The slot's ids that no pattern of the dictionary takes (counted as merged otherwise)."""
+    if name != "pat12" or dictionary is None:
+        return 0
+    return F.PATTERN_GROUPS[0][1] - len(dictionary)
+
+
 def groups_and_fixed(held=()):
     """The MM groups and the ids fixed at 1: every group's "absent" id, and every id of the
     groups named in `held` (feature group names), which then weigh nothing."""
@@ -470,6 +351,7 @@ def add_arguments(p):
     p.add_argument("--hold-groups", default="", metavar="GROUPS",
                    help="feature groups held at gamma 1 (comma-separated names; 'rollout': the "
                         "groups the rollouts do not weigh), for gammas trained for the rollouts")
+    harvest_mod.add_arguments(p)
     p.add_argument("--max-iter", type=int, default=MAX_ITER, help="MM sweeps at most")
     p.add_argument("--tol", type=float, default=TOL,
                    help="stop when a sweep gains less log-posterior per position")
@@ -502,17 +384,33 @@ def main(args):
     except OSError as e:
         print(f"gammago train-mm: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 2
+    spatial = getattr(args, "spatial", "off") == "on" and "pat12" not in held_groups
     workers = max(1, args.workers)
     times = {}
     _release_memory(first=True)
 
     client = None
+    dictionary, dict_note = None, None
     try:
         if args.scheduler:
             client = cluster.connect(args.scheduler, args.connect_timeout, layout=feature_layout,
                                      log=lambda m: print(m, file=sys.stderr))
+        if spatial:
+            t = time.perf_counter()
+            limit = args.max_games if args.harvest_games is None else \
+                min(args.harvest_games, args.max_games or args.harvest_games)
+            counter, hgames = harvest_mod.harvest(_limited(_sources(args.paths), limit), args,
+                                                  workers, client, total=limit)
+            dictionary, dict_note = harvest_mod.build(counter, args.spatial_min_count,
+                                                      min(args.spatial_max, S.MAX_DICT))
+            dict_note += f"; harvested from {hgames:,} training games"
+            del counter
+            _release_memory()
+            print(dict_note, file=sys.stderr)
+            times["harvest"] = time.perf_counter() - t
         t = time.perf_counter()
-        sample, held, errors, nrec, ntrain, repeats = extract(args.paths, args, workers, client)
+        sample, held, errors, nrec, ntrain, repeats = extract(args.paths, args, workers, client,
+                                                              dictionary)
         times["extract"] = time.perf_counter() - t
     except cluster.ClusterError as e:
         print(f"gammago train-mm: {e}", file=sys.stderr)
@@ -559,7 +457,7 @@ def main(args):
     if held:
         results, ngames, herr = predict.evaluate(((name, data) for name, _, data in held),
                                                  table=gamma, workers=workers, desc="held-out",
-                                                 total=len(held))
+                                                 total=len(held), dictionary=dictionary)
         held_summary = predict.summarize(results, ngames)
         bad = {name for name, _ in herr}
         src = np.array([i for name, i, _ in held if name not in bad])
@@ -576,6 +474,9 @@ def main(args):
     # the held groups at 1 (their patterns through their default)
     listed = ~fixed
     patterns = {g: (npat, default) for g, npat, default in F.PATTERN_GROUPS}
+    if dictionary is not None:        # no spatial id beyond the dictionary's
+        base = F.GROUP_BASES[F.GROUP_NAMES.index("pat12")]
+        listed[base + 1 + len(dictionary): base + 1 + F.PATTERN_GROUPS[0][1]] = False
     for g in range(F.N_GROUPS):
         base = F.GROUP_BASES[g]
         if F.GROUP_NAMES[g] in held_groups:
@@ -598,16 +499,20 @@ def main(args):
            f"game's)" if repeats else "")
         + f", {len(errors)} skipped",
         "patterns: " + "; ".join(
-            f"{name} {kept[name]} kept (seen >= {args.min_pattern_count} times among "
-            f"candidates), {nrare[name]} merged into {name}:default" for name in kept),
+            f"{_shown(name, dictionary)} {kept[name]} kept (seen >= "
+            f"{args.min_pattern_count} times among candidates), "
+            f"{nrare[name] - _unused(name, dictionary)} merged into "
+            f"{_shown(name, dictionary)}:default" for name in kept),
         (f"held at 1 (not trained): {', '.join(held_groups)}; " if held_groups else "") +
         f"MM: {nteams:,} distinct teams, {len(history)} sweeps, mean log-likelihood per position "
         f"{history[-1]['log_likelihood']:.4f}",
         "held out: " + (predict.format_summary(held_summary) if held_summary else "none"),
         *by_path,
+        *([dict_note] if dict_note else []),
+        *([predict.format_ranges(predict.by_range(results, dictionary))] if results else []),
         "seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in times.items()),
     ]
-    gammas_mod.save(out, gamma, listed, comments, wins=wins, seen=seen)
+    gammas_mod.save(out, gamma, listed, comments, wins=wins, seen=seen, dictionary=dictionary)
     write_report(report, history, results, f"{out.name}: {comments[1]}\n{comments[4]}")
     gammas_mod.load(out)     # what we wrote reads back
     for c in comments[1:]:

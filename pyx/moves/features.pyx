@@ -14,6 +14,8 @@ from gammago.go.tactics cimport (tac_neighbours, tac_join_libs, libs_after, tac_
                               tac_escape_fails, tac_saves_2lib, tac_nakade_point, TAC_YES,
                               TAC_NO, TAC_BUDGET)
 
+from gammago.moves.spatial cimport spatial_dict_t, spatial_match, SpatialDict
+
 import numpy as np
 
 cdef extern from *:
@@ -328,17 +330,105 @@ cdef int move_features(const board_t* b, int p, int c, int32_t* out) noexcept no
         out[G_PAT12] = feat_pat12(b, p, c)
     return NGROUPS
 
+cdef int move_features_d(const board_t* b, int p, int c, const spatial_dict_t* d,
+                         int32_t* out) noexcept nogil:
+    cdef int i
+    if d == NULL:
+        return move_features(b, p, c, out)
+    rollout_features(b, p, c, out)
+    if p != PASS:
+        feat_reading(b, p, c, out)
+        i = spatial_match(d, b, p, c)
+        out[G_PAT12] = FB_PAT12 + (i if i else PAT12_RARE)
+    return NGROUPS
+
 cdef int position_features(const board_t* b, int c, int16_t* moves, int32_t* feats) noexcept nogil:
+    return position_features_d(b, c, NULL, moves, feats)
+
+cdef int position_features_d(const board_t* b, int c, const spatial_dict_t* d, int16_t* moves,
+                             int32_t* feats) noexcept nogil:
     cdef int i, p, n = 0
     for i in range(b.nempty):
         p = b.empty[i]
         if board_is_legal(b, p, c):
             moves[n] = p
-            move_features(b, p, c, &feats[n * NGROUPS])
+            move_features_d(b, p, c, d, &feats[n * NGROUPS])
             n += 1
     moves[n] = PASS
-    move_features(b, PASS, c, &feats[n * NGROUPS])
+    move_features_d(b, PASS, c, d, &feats[n * NGROUPS])
     return n + 1
+
+# ---------------------------------------------------------------------------------------------
+# Tables with a spatial dictionary: the table's G_PAT12 "absent" entry (gamma 1 for every move
+# that lacks the group: only a pass) holds 1 + tag * 2^-52, the tag naming a registered
+# dictionary, so that any copy of the table (a scaled one, the tree's) still finds it; a pass's
+# strength moves by less than 2^-32 of itself.
+# ---------------------------------------------------------------------------------------------
+cdef enum:
+    MAX_DICTS = 64
+    TAG_BITS = 20
+cdef int NDICTS = 0
+cdef long DICT_TAGS[MAX_DICTS]
+cdef const spatial_dict_t* DICT_PTRS[MAX_DICTS]
+_DICTS = {}          # tag -> SpatialDict (kept alive)
+cdef double TAG_UNIT_C = 2.0 ** -52
+TAG_UNIT = TAG_UNIT_C
+
+
+def dict_tag(SpatialDict sd):
+    """The tag (1 .. 2^20 - 1) of a dictionary: from its checksum."""
+    return int(sd.checksum, 16) % ((1 << TAG_BITS) - 1) + 1
+
+
+def register_dict(SpatialDict sd):
+    """Make `sd` findable by its tag (table_dict); returns the value of a table's G_PAT12
+    absent entry that names it. ValueError when another dictionary has the same tag."""
+    global NDICTS
+    tag = dict_tag(sd)
+    have = _DICTS.get(tag)
+    if have is not None:
+        if have.checksum != sd.checksum:
+            raise ValueError(f"two spatial dictionaries with the tag {tag}: {have.checksum} "
+                             f"and {sd.checksum}")
+        return 1.0 + tag * TAG_UNIT
+    if NDICTS >= MAX_DICTS:
+        raise ValueError(f"more than {MAX_DICTS} spatial dictionaries in one process")
+    _DICTS[tag] = sd
+    DICT_TAGS[NDICTS] = tag
+    DICT_PTRS[NDICTS] = &sd.d
+    NDICTS += 1
+    return 1.0 + tag * TAG_UNIT
+
+
+cdef const spatial_dict_t* table_dict(const double* gamma) noexcept nogil:
+    cdef double v = gamma[FB_PAT12]
+    cdef long tag
+    cdef int i
+    if v == 1.0 or NDICTS == 0:
+        return NULL
+    tag = <long>((v - 1.0) / TAG_UNIT_C + 0.5)
+    for i in range(NDICTS):
+        if DICT_TAGS[i] == tag:
+            return DICT_PTRS[i]
+    return NULL
+
+
+def find_dict(gamma):
+    """The registered SpatialDict a gamma table names, or None."""
+    v = float(np.asarray(gamma)[FB_PAT12])
+    if v == 1.0:
+        return None
+    return _DICTS.get(int(round((v - 1.0) / TAG_UNIT)))
+
+
+cdef const spatial_dict_t* _dict_arg(dictionary, gamma) except? NULL:
+    cdef SpatialDict sd
+    if dictionary is None and gamma is not None:
+        dictionary = find_dict(gamma)
+    if dictionary is None:
+        return NULL
+    sd = dictionary
+    return &sd.d
 
 # =============================================================================================
 # Python layer
@@ -432,14 +522,16 @@ def pat3_id(code, color="b"):
     return PAT3[cd]
 
 
-def move_ids(Board board, vertex, color=None):
-    """The NGROUPS global feature ids of one move (a GTP vertex or 'pass') as a list."""
+def move_ids(Board board, vertex, color=None, dictionary=None):
+    """The NGROUPS global feature ids of one move (a GTP vertex or 'pass') as a list (the
+    G_PAT12 slot through `dictionary`, a SpatialDict, when given)."""
     cdef int c = board.b.to_move if color is None else (BLACK if str(color).lower()[0] == "b" else WHITE)
     cdef int p = board.point(vertex)
     cdef int32_t out[NGROUPS]
+    cdef const spatial_dict_t* d = _dict_arg(dictionary, None)
     if p != PASS and board.b.color[p] != EMPTY:
         raise ValueError(f"{vertex} is occupied")
-    move_features(board.b, p, c, out)
+    move_features_d(board.b, p, c, d, out)
     return [out[g] for g in range(NGROUPS)]
 
 
@@ -456,15 +548,16 @@ def liberties_after(Board board, vertex, color=None, int kmax=4):
     return libs_after(board.b, p, c, kmax)
 
 
-def legal_features(Board board, color=None):
+def legal_features(Board board, color=None, dictionary=None):
     """Features of every legal move (simple ko) and pass: (list of vertices, int32 array of
-    shape (n, NGROUPS) with global ids)."""
+    shape (n, NGROUPS) with global ids; the G_PAT12 slot through `dictionary` when given)."""
     cdef int c = board.b.to_move if color is None else (BLACK if str(color).lower()[0] == "b" else WHITE)
     cdef int16_t moves[MAX_PTS + 1]
     feats = np.empty((board.b.nempty + 1, NGROUPS), dtype=np.int32)
     cdef int32_t[:, ::1] f = feats
     cdef int n, i
-    n = position_features(board.b, c, moves, &f[0, 0])
+    cdef const spatial_dict_t* d = _dict_arg(dictionary, None)
+    n = position_features_d(board.b, c, d, moves, &f[0, 0])
     return [board.vertex(moves[i]) for i in range(n)], feats[:n].copy()
 
 
@@ -516,7 +609,8 @@ ctypedef int (*visit_fn)(void* ctx, int i, int played, int m, const int16_t* can
 
 
 cdef int _replay(const board_t* start, board_t* b, int n, const int16_t* pts, const uint8_t* cols,
-                 const uint8_t* smp, visit_fn visit, void* ctx, int* err_at) noexcept nogil:
+                 const uint8_t* smp, visit_fn visit, void* ctx, int* err_at,
+                 const spatial_dict_t* d) noexcept nogil:
     """Replay the n moves from start on b; at each sampled position call visit with the legal
     moves' features. Returns 0, or an error code (MOVE_* of board_check_move, 8 = the played
     move is missing from the legal list, 9 = game too long) with err_at = the move's index."""
@@ -533,7 +627,7 @@ cdef int _replay(const board_t* start, board_t* b, int n, const int16_t* pts, co
             err_at[0] = i
             return r
         if smp[i]:
-            m = position_features(b, cols[i], cand, feats)
+            m = position_features_d(b, cols[i], d, cand, feats)
             r = visit(ctx, i, pts[i], m, cand, feats)
             if r:
                 err_at[0] = i
@@ -552,7 +646,8 @@ cdef object _sample_mask(sample, int n):
     return smp
 
 
-cdef int _run_replay(Board board, moves, uint8_t[::1] smp, visit_fn visit, void* ctx) except -1:
+cdef int _run_replay(Board board, moves, uint8_t[::1] smp, visit_fn visit, void* ctx,
+                     const spatial_dict_t* d=NULL) except -1:
     """Replay moves ([(colour, vertex)]) from board (unchanged) with visit; raise ValueError
     naming the first illegal move."""
     cdef int n = len(moves), err = 0, err_at = -1
@@ -567,7 +662,7 @@ cdef int _run_replay(Board board, moves, uint8_t[::1] smp, visit_fn visit, void*
     try:
         _prepare(board, moves, pts, cols)
         with nogil:
-            err = _replay(board.b, b, n, pts, cols, sp, visit, ctx, &err_at)
+            err = _replay(board.b, b, n, pts, cols, sp, visit, ctx, &err_at, d)
         if err:
             mv = moves[err_at]
             raise ValueError(f"move {err_at + 1} ({mv[0]} {mv[1]}) is illegal: "
@@ -620,7 +715,7 @@ cdef int _visit_extract(void* ctx, int i, int played, int m, const int16_t* cand
     return 0
 
 
-def extract_game(Board board, moves, sample=None):
+def extract_game(Board board, moves, sample=None, dictionary=None):
     """Replay `moves` ([(colour 'b'/'w', vertex)], from the position on `board`, which is not
     changed) and record, for each position i with sample[i] true (all when None), the packed
     team keys (encode_ids layout) of its legal moves, each distinct key once with its count,
@@ -628,8 +723,10 @@ def extract_game(Board board, moves, sample=None):
 
     Returns (keys int64 [total], counts int32 [total], offsets int32 [npos+1], winner int32
     [npos] (index within the position's keys), move_number int32 [npos] (index into moves)).
-    Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied)."""
+    Raises ValueError naming the move when a move is illegal (simple ko, suicide, occupied).
+    dictionary: a SpatialDict for the G_PAT12 slot (None: the diamond)."""
     cdef int n = len(moves)
+    cdef const spatial_dict_t* d = _dict_arg(dictionary, None)
     smp = _sample_mask(sample, n)
     nsamp = int(smp.astype(bool).sum())
     keys_a = np.empty(max(1, nsamp) * (board.b.npts + 1), dtype=np.int64)
@@ -647,7 +744,7 @@ def extract_game(Board board, moves, sample=None):
     x.mvn = &mv[0]
     x.total = 0
     x.npos = 0
-    _run_replay(board, moves, smp, _visit_extract, &x)
+    _run_replay(board, moves, smp, _visit_extract, &x, d)
     return (keys_a[:x.total].copy(), cnt_a[:x.total].copy(), offs_a, win_a[:nsamp],
             mvn_a[:nsamp])
 
@@ -667,6 +764,7 @@ cdef struct evaluate_ctx:
     int32_t* ncand
     int32_t* greater
     int32_t* equal
+    int32_t* pat
     double* logev
     int npos
 
@@ -696,18 +794,21 @@ cdef int _visit_evaluate(void* ctx, int i, int played, int m, const int16_t* can
     x.ncand[k] = m
     x.greater[k] = gt
     x.equal[k] = eq
+    x.pat[k] = feats[win_i * NGROUPS + G_PAT12] - FB_PAT12
     x.logev[k] = log(sw / tot) if sw > 0 and tot > 0 else -1e300
     x.npos = k + 1
     return 0
 
 
-def evaluate_game(Board board, moves, gamma, sample=None):
+def evaluate_game(Board board, moves, gamma, sample=None, dictionary=None):
     """Replay `moves` as extract_game does and, at each sampled position, rank the played move
     by its strength under `gamma` (float64 array of N_FEATURES).
 
     Returns a dict of numpy arrays, one entry per evaluated position: move_number, ncand,
     greater (legal moves strictly stronger than the played one), equal (others as strong),
-    log_evidence (log of the played move's probability)."""
+    log_evidence (log of the played move's probability), pattern (the played move's local
+    G_PAT12 id: with a dictionary, its spatial id, 0 none). dictionary: a SpatialDict, or None
+    for the one the table names (register_dict), if any."""
     cdef double[::1] gm = np.ascontiguousarray(gamma, dtype=np.float64)
     if gm.shape[0] != NFEAT:
         raise ValueError(f"gamma table has {gm.shape[0]} entries, the features need {NFEAT}")
@@ -719,9 +820,11 @@ def evaluate_game(Board board, moves, gamma, sample=None):
            "ncand": np.zeros(alloc, dtype=np.int32),
            "greater": np.zeros(alloc, dtype=np.int32),
            "equal": np.zeros(alloc, dtype=np.int32),
+           "pattern": np.zeros(alloc, dtype=np.int32),
            "log_evidence": np.zeros(alloc, dtype=np.float64)}
     cdef int32_t[::1] mv = out["move_number"], nc = out["ncand"], gt = out["greater"]
-    cdef int32_t[::1] eq = out["equal"]
+    cdef int32_t[::1] eq = out["equal"], pt = out["pattern"]
+    cdef const spatial_dict_t* d = _dict_arg(dictionary, gm)
     cdef double[::1] lv = out["log_evidence"]
     cdef evaluate_ctx x
     x.gamma = &gm[0]
@@ -729,9 +832,10 @@ def evaluate_game(Board board, moves, gamma, sample=None):
     x.ncand = &nc[0]
     x.greater = &gt[0]
     x.equal = &eq[0]
+    x.pat = &pt[0]
     x.logev = &lv[0]
     x.npos = 0
-    _run_replay(board, moves, smp, _visit_evaluate, &x)
+    _run_replay(board, moves, smp, _visit_evaluate, &x, d)
     return {k: v[:nsamp] for k, v in out.items()}
 
 

@@ -1,5 +1,7 @@
 """The engine (gammago/engine/engine.py): interface, clock, tactics, passing, resigning, real games."""
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -16,6 +18,8 @@ from gammago.arena.gtp_process import GtpProcess
 from gammago.go.handicap import fixed_points
 
 from engine_args import engine_config
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def engine(**kw):
@@ -249,7 +253,6 @@ def test_a_new_game_gives_back_every_tree_of_the_last_one():
     """A new game (clear_board, boardsize) empties every tree, net-root's child trees of
     another board size included, so their chunks go back to the budget and the system instead
     of staying held until that size's next search."""
-    from gammago.engine.engine import release_free_memory
     e = engine(mode="auto", playouts=300)
     e.new_game(19, 7.5)
     e.genmove("b")
@@ -266,7 +269,67 @@ def test_a_new_game_gives_back_every_tree_of_the_last_one():
     assert used > 0
     e.new_game(small, 7.0)
     assert e.budget.used_bytes <= min(used, e.search.memory_of_chunks(1))
-    assert release_free_memory() in (True, False)
+
+
+def test_release_free_memory_trims_the_c_heap_where_glibc_has_malloc_trim(monkeypatch):
+    """It calls glibc's malloc_trim(0) and says so (True); without it (no libc, or a libc
+    without malloc_trim) it does nothing and says False."""
+    import ctypes
+    from gammago.engine import engine as engine_module
+    calls = []
+
+    class Libc:
+        def malloc_trim(self, pad):
+            calls.append(pad)
+            return 1
+
+    monkeypatch.setattr(engine_module, "_LIBC", Libc())
+    assert engine_module.release_free_memory() is True and calls == [0]
+    for missing in (OSError("no libc"), object()):     # no libc; a libc without malloc_trim
+        def cdll(name, missing=missing):
+            if isinstance(missing, Exception):
+                raise missing
+            return missing
+        monkeypatch.setattr(engine_module, "_LIBC", None)
+        monkeypatch.setattr(ctypes, "CDLL", cdll)
+        assert engine_module.release_free_memory() is False
+        assert engine_module._LIBC is False                 # asked once per process
+        assert engine_module.release_free_memory() is False
+    assert calls == [0]
+
+
+RELEASE_SCRIPT = """
+import ctypes, os, sys
+from gammago.engine.engine import release_free_memory
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+blocks = [libc.malloc(4096) for _ in range(16384)]       # 64 MiB of small blocks in the heap
+for b in blocks:
+    ctypes.memset(b, 1, 4096)
+top = libc.malloc(4096)                                  # holds the heap's top: free() cannot
+for b in blocks:                                         # shrink the heap by itself
+    libc.free(b)
+before = resident()
+said = release_free_memory()
+print(said, before, resident())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+                    reason="glibc's malloc_trim")
+def test_release_free_memory_gives_freed_heap_pages_back_on_glibc():
+    """64 MiB freed below a block still in use stay resident until release_free_memory()
+    (malloc_trim) hands them back to the system (in a process of its own: a clean heap)."""
+    p = subprocess.run([sys.executable, "-c", RELEASE_SCRIPT], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    said, before, after = p.stdout.split()
+    assert said == "True"
+    assert int(before) - int(after) > 48 * 2**20, (before, after)
 
 
 def test_a_full_budget_stops_growth_and_is_said_once(caplog):

@@ -2,6 +2,9 @@
 import glob
 import os
 import tomllib
+from pathlib import Path
+
+import pytest
 
 from gammago import shipped_dir
 from gammago.moves import gammas
@@ -31,10 +34,46 @@ def test_default_gammas_and_model_are_installed():
         assert card in files
 
 
-def test_shipped_dir_prefers_the_checkout():
-    assert shipped_dir("patterns") == gammas.PATTERNS_DIR or os.environ.get("GAMMAGO_PATTERNS")
+def test_shipped_dir_in_this_checkout():
+    """The package beside the checkout's patterns/ and models/ (the editable install) uses them."""
+    assert shipped_dir("patterns") == Path(ROOT) / "patterns"
+    assert shipped_dir("models") == Path(ROOT) / "models"
     assert (shipped_dir("patterns") / "gammas19.gamma").is_file()
     assert (shipped_dir("models") / os.path.basename(net.DEFAULT_MODEL)).is_file()
+    if not os.environ.get("GAMMAGO_PATTERNS"):
+        assert gammas.PATTERNS_DIR == Path(ROOT) / "patterns"
+    assert Path(net.MODELS_DIR) == Path(ROOT) / "models"
+
+
+def _layout(tmp_path, monkeypatch, checkout, prefix, user):
+    """A package at tmp/site/gammago (its would-be checkout folder tmp/site/NAME), sys.prefix
+    tmp/prefix, the user base tmp/user; each holds NAME where its flag says so."""
+    import site
+    import sys
+    import gammago
+    package = tmp_path / "site" / "gammago"
+    package.mkdir(parents=True)
+    places = {"checkout": tmp_path / "site", "prefix": tmp_path / "prefix" / "share" / "gammago",
+              "user": tmp_path / "user" / "share" / "gammago"}
+    for where, present in (("checkout", checkout), ("prefix", prefix), ("user", user)):
+        if present:
+            (places[where] / "models").mkdir(parents=True)
+    monkeypatch.setattr(gammago, "__file__", str(package / "__init__.py"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
+    monkeypatch.setattr(site, "USER_BASE", str(tmp_path / "user"))
+    return {where: path / "models" for where, path in places.items()}
+
+
+@pytest.mark.parametrize("checkout, prefix, user, found", [
+    (True, True, True, "checkout"),        # a checkout (or editable install) uses its own files
+    (False, True, True, "prefix"),         # `pip install .`: PREFIX/share/gammago
+    (False, False, True, "user"),          # `pip install --user .`: USER_BASE/share/gammago
+    (False, False, False, "checkout"),     # none: the checkout path, for the loader to name
+])
+def test_shipped_dir_takes_the_first_place_that_exists(tmp_path, monkeypatch, checkout, prefix,
+                                                       user, found):
+    places = _layout(tmp_path, monkeypatch, checkout, prefix, user)
+    assert shipped_dir("models") == places[found]
 
 
 def test_no_dask_without_a_scheduler():

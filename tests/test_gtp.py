@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 from sgfmill import sgf as sgfmill_sgf

@@ -15,8 +15,6 @@ from gammago.moves import predict
 from gammago.search.net_root import ROOT_LAMBDA, RootSearch
 from gammago.go.board import Board
 
-from engine_args import engine_config
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = N.DEFAULT_MODEL
 FIXTURE = os.path.join(ROOT, "tests", "data", "2003-10-23-9.sgf")

@@ -8,7 +8,8 @@ It answers the setup commands, and on `genmove` does what MODE says:
   illegal   plays E5 every time (occupied from its second move on)
   garbage   answers a vertex that does not exist
   crash     exits with code 3
-  slow      sleeps SECONDS (default 3), then passes
+  slow      sleeps SECONDS (default 3), then passes; `slow SECONDS FILE`: FILE exists while it
+            sleeps (created before, removed after)
   refuse    passes, and answers every `play` with an error
   kill-parent FILE
             the first time any copy of it is asked for a move (FILE does not exist yet), creates
@@ -51,7 +52,12 @@ def main():
                 else:
                     os.kill(os.getppid(), signal.SIGKILL)
             if mode == "slow":
+                thinking = sys.argv[3] if len(sys.argv) > 3 else None
+                if thinking:
+                    open(thinking, "w").close()
                 time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 3.0)
+                if thinking:
+                    os.remove(thinking)
             out = {"resign": "resign", "illegal": "E5", "garbage": "Z99"}.get(mode, "pass")
         sys.stdout.write(("= " if ok else "? ") + out + "\n\n")
         sys.stdout.flush()

@@ -276,12 +276,17 @@ def test_a_match_stopped_by_a_signal_to_its_process_group_abandons_the_game_in_p
     import signal
     import time
     js = tmp_path / "m.json"
-    args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 1.5",
+    thinking = tmp_path / "thinking"     # exists while a slow engine thinks
+    args = ["--engine1", f"{SCRIPTED} pass", "--engine2", f"{SCRIPTED} slow 2 {thinking}",
             "--move-timeout", "20", "--json", str(js)]
     p = _match_in_background(js, "--games", "6", "--komi", "0.5", *args,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
-    time.sleep(0.5)                      # the next game's slow engine is thinking
+    assert js.exists()                   # a game is over (its slow engine done thinking) ...
+    deadline = time.monotonic() + 60
+    while not thinking.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert thinking.exists()             # ... and the next game's is thinking
     os.killpg(p.pid, signal.SIGTERM)     # as `timeout` does
     _, err = p.communicate(timeout=60)
     data = json.loads(js.read_text())
@@ -413,7 +418,9 @@ def test_speed_vs_build_tool(capsys, tmp_path):
     medians = tool.main([ROOT, "--seconds", "0.2", "--reps", "1"])
     out = capsys.readouterr().out
     assert "9x9, 0.2 s a genmove" in out and "median playouts reached" in out
-    assert all(len(m) == len(tool.POSITIONS[9]) and all(n > 50 for n in m)
+    # playouts reached in the time, not a count (the fixed default would be 60,000): how many
+    # depends on the machine and its load
+    assert all(len(m) == len(tool.POSITIONS[9]) and all(0 < n < 60000 for n in m)
                for m in medians.values())
     with pytest.raises(SystemExit):
         tool.main([ROOT, "--seconds", "0.2", "--playouts", "300"])   # one budget or the other

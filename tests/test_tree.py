@@ -286,13 +286,19 @@ def test_deadline_and_stop():
     t = s.run(1, 0, 0.2)
     # the deadline ended it (no playout cap was given); how long past it depends on the load
     assert s.stopped and t >= 0.2 and s.playouts > 0
-    s.prepare(1)
+    s.prepare(1)                         # no cap, no deadline: only stop() ends it
     th = threading.Thread(target=s.work, args=(0,))
     th.start()
-    time.sleep(0.05)
+    deadline = time.monotonic() + 60     # (against a hang only)
+    while s.playouts < 50 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert s.playouts >= 50 and th.is_alive()
     s.stop()
-    th.join(2)
-    assert not th.is_alive() and s.playouts > 0
+    th.join(60)
+    assert not th.is_alive() and s.stopped
+    n = s.playouts
+    time.sleep(0.05)
+    assert s.playouts == n               # nothing runs on after it
 
 
 def test_bad_parameters_are_refused():

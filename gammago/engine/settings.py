@@ -34,7 +34,7 @@ from gammago.go.rules import DEFAULT as RULES_DEFAULT
 TREE = _tree.DEFAULTS        # the tree's parameters as pyx/search/tree.pyx sets them
 
 # The trees' memory (--max-memory): all the trees take nodes in chunks from one budget
-# (node-pool-memory.md; BENCHMARKS "Memory").
+# (node-pool-memory.md; docs/BENCHMARKS.md "Memory: one bound for all the trees").
 MAX_MEMORY_MB = 2048         # the default bound, room for long analyses ...
 MAX_MEMORY_SHARE = 0.25      # ... or this share of the machine's memory when that is less
 MIN_MEMORY_MB = 16           # the smallest bound (each of net-root's 21 trees holds a chunk)
@@ -44,12 +44,13 @@ MAX_NODES_LIMIT = 1_000_000_000   # node indices are int32
 # Defaults by board size: the value, why, the note.
 EXPAND_VISITS_9 = 8          # expansion after 8 visits on 9x9: beat 3 and 40 (search-settings.md)
 EXPAND_VISITS_19 = 40        # ... 40 on 19x19 (Ray's value); sizes between interpolate
-CRIT = 2.0                   # criticality in widening below 13x13: +96 Elo on 9x9 (criticality.md)
-CRIT_MAX_SIZE = 13           # ... 0 from here up: -89 on 13x13 (criticality.md)
+CRIT = 2.0                   # weight of criticality in widening's order below 13x13 (criticality.md)
+CRIT_MAX_SIZE = 13           # ... 0 (rating order alone) from this size up (criticality.md)
 MERCY = {9: 20}              # mercy rule by size, others off; with the seki rule (mercy.md)
-PW_BASE = 10.0               # widening's base below 13x13: 9x9 files 166.3 vs 157.4 (widening.md)
-PW_BASE_MAX_SIZE = 13        # ... the tree's 40 from here up: the 19x19 files worse (widening.md)
-AUTO_NET_MIN_SIZE = 9        # --mode auto: net-root from here up, +156 on 9x9 (net-root-auto.md)
+PW_BASE = 10.0               # widening's base below 13x13: child k+1 opens pw_base*1.4**k visits
+                             # after child k (widening.md)
+PW_BASE_MAX_SIZE = 13        # ... the tree's 40 from this size up (widening.md)
+AUTO_NET_MIN_SIZE = 9        # --mode auto: net-root from here up, rollouts below (net-root-auto.md)
 DYNKOMI_STONE = 7.0          # linear dynamic komi: points a handicap stone is worth (Pachi's)
 DYNKOMI_MOVES_19 = 200       # ... moves to reach 0 on 19x19 (Pachi's); other sizes by points
 DYNKOMI_AUTO_MIN_SIZE = 19   # --dynkomi auto: linear from here up when taking stones (dynkomi.md)

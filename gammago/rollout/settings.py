@@ -11,14 +11,15 @@ import types
 from gammago.moves import gammas
 from gammago.rollout import tail
 
-ROLLOUT_SCALE = "capture:save=3,extension:new=3"   # below 13x13: +67 on 9x9 (rollout-scale.md)
+ROLLOUT_SCALE = "capture:save=3,extension:new=3"   # below 13x13, these features' gammas x3:
+                                                   # ataris answered 3x as readily (rollout-scale.md)
 ROLLOUT_SCALE_MAX_SIZE = 13  # ... the trained gammas from here up: no gain on 13x13 (same note)
-ROLLOUT_TAIL_SHAPES = True   # Mogo's shapes in the tail: 90.0% vs 86.5% to GNU Go (tail-shapes.md)
+ROLLOUT_TAIL_SHAPES = True   # the tail plays Mogo's 3x3 shapes by the last move (tail-shapes.md)
 ROLLOUT_TAIL_LONE_MAX_SIZE = 13  # a lone stone's self-atari refused below: 9x9 only (tail-lone.md)
-ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # seki kept below: +37 on 9x9, no play on 19x19 (tail-seki.md)
+ROLLOUT_TAIL_SEKI_MAX_SIZE = 13  # the tail lets a seki stand below this size (tail-seki.md)
 ROLLOUT_LIGHT_AFTER = 5      # gamma moves before the light tail below 13x13: level with 10, cheaper
 ROLLOUT_LIGHT_LARGE_SIZE = 13  # ... (light-tail.md); from this size up:
-ROLLOUT_LIGHT_AFTER_LARGE = 10  # ... 10: +602 over the gammas to the end on 19x19 (light-tail.md)
+ROLLOUT_LIGHT_AFTER_LARGE = 10  # ... 10 gamma moves, then the tail (light-tail.md)
 
 # What EngineConfig() holds for the fields read here (None: auto, by size or by the table).
 DEFAULTS = types.SimpleNamespace(rollout_light_after=None, rollout_tail_shapes=ROLLOUT_TAIL_SHAPES,
@@ -52,8 +53,8 @@ def rollout_tail_seki_for(size):
 
 def rollout_refuse_for(light_after):
     """Whether the gamma moves refuse the bad self-ataris the tail's random moves refuse (and
-    pass rather than break a seki): where they play to the end (light_after 0), +39 over 400
-    9x9 games; before a light tail it changed nothing (gammas-to-the-end.md)."""
+    pass rather than break a seki): where they play to the end (light_after 0), where it won;
+    before a light tail it changed nothing (gammas-to-the-end.md)."""
     return light_after == 0
 
 

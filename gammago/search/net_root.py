@@ -17,10 +17,9 @@ ROOT_CPUCT = 1.5        # PUCT exploration weight at the root
 GUMBEL_VISIT = 50       # Gumbel root: sigma(q) = (GUMBEL_VISIT + max visits) * GUMBEL_SCALE * q,
 GUMBEL_SCALE = 0.1      # with visits counted in root batches (mctx's c_visit and c_scale)
 FORCED_K = 2.0          # forced playouts' k (KataGo): n_forced(a) = sqrt(k * P(a) * N) root batches
-ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): the
-                        # shipped net's value is weak (held-out MSE 0.948), and 0 beat 0.5 by
-                        # +111 Elo (+16 .. +206) in 19x19 self-play (BENCHMARKS); at 0 it only
-                        # stands in for a child that no rollout has reached yet
+ROOT_LAMBDA = 0.0       # weight of the net's value in a root child's value (--net-lambda): at 0
+                        # it only stands in for a child that no rollout has reached yet
+                        # (docs/notebook/experiments/net-root-settings.md)
 
 
 class RootSearch:

@@ -15,8 +15,8 @@ from gammago.go.tactics cimport libs_after, tac_selfatari, tac_bad_selfatari
 # few rules, as Mogo's and Pachi's playouts do: capture the string of the last move when it is
 # in atari; save a string of the mover that the last move put in atari, by extending when that
 # leaves it two liberties or by capturing a string next to it (one of these, uniformly; reading
-# whether the extension runs into a working ladder cost 40% of the tail's speed for no
-# measured gain: docs/BENCHMARKS.md, "Tactics");
+# whether the extension runs into a working ladder did not pay for its cost:
+# docs/notebook/experiments/prior-full.md);
 # else (TAIL_SHAPES in gamma_policy_t.tail, the rules word) one of Mogo's 3x3 shapes among the
 # 8 neighbours of the last move (_tail_shape, uniformly); otherwise a uniform random legal
 # point that fills no own eye and is no bad self-atari of a string of two or more stones

@@ -40,8 +40,8 @@ cdef double RATING_LOG_DECADES = 4.0
 cdef inline float _rating(double r, double best) noexcept nogil:
     """A child's rating in [0, 1] from its prior r (best: the best sibling's), log-scaled: 1 for
     the best, 0 at RATING_LOG_DECADES below it. Gammas span orders of magnitude, so r / best
-    left all but the top few near 0: the log scale beat it by +288 Elo
-    (docs/experiments/search-settings.md)."""
+    left all but the top few near 0; the log scale spreads them out
+    (docs/notebook/experiments/search-settings.md)."""
     cdef double x
     if r <= 0:
         return 0

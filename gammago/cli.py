@@ -19,6 +19,7 @@ COMMANDS = [
     ("match", "gammago.arena.match", "play N games between two GTP engines with a referee; win rate, Elo, SPRT"),
     ("compare", "gammago.arena.compare", "a refereed round robin (or gauntlet) of GTP players; one Bradley-Terry rating list"),
     ("selfplay", "gammago.engine.selfplay", "the engine plays itself; records the search's visits for the net's trainer"),
+    ("review", "gammago.engine.review", "search every position of SGF games: commented SGF, win rate and score graph, points lost"),
     ("train-mm", "gammago.moves.train_mm", "train move-feature gammas from SGF records with MM"),
     ("train-net", "gammago.net.train_net", "train the policy/value net on SGF or self-play records, to ONNX (PyTorch)"),
     ("train-balance", "gammago.engine.train_balance", "simulation balancing of the rollout gammas on labelled positions"),

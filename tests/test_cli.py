@@ -32,7 +32,8 @@ def test_every_command_still_builds_its_options():
             "match": ["--engine1", "gammago", "--engine2", "gammago"],
             "train-mm": ["x.sgf", "--out", "x.gamma"], "predict": ["x.sgf"],
             "train-balance": ["x.sgf", "--out", "x.gamma"],
-            "regress": ["suite"], "selfplay": ["--games", "1", "--out", "x"]}.get(name, []))
+            "regress": ["suite"], "selfplay": ["--games", "1", "--out", "x"],
+            "review": ["x.sgf", "--out", "x"]}.get(name, []))
         assert args._module.__name__ == dict((n, m) for n, m, _ in cli.COMMANDS)[name]
 
 
@@ -40,7 +41,7 @@ def test_every_command_still_builds_its_options():
 PLAYER_FLAGS = ("--playouts", "--move-time", "--threads", "--seed", "--max-memory", "--resign",
                 "--ponder", "--mode", "--model", "--rules", "--dynkomi", "--verbose", "--set",
                 "--help-all")
-ENGINE_COMMANDS = ("gtp", "analysis", "selfplay")     # the commands that build an Engine
+ENGINE_COMMANDS = ("gtp", "analysis", "selfplay", "review")     # the commands that build an Engine
 
 
 def _help(command, flag="--help"):
@@ -91,7 +92,7 @@ def test_help_all_lists_every_tuning_key_with_its_default():
 
 
 def test_every_engine_command_takes_set():
-    """gtp, analysis and selfplay, train-balance's --label-engine, and the gammago players of
+    """gtp, analysis, selfplay and review, train-balance's --label-engine, and the gammago players of
     match and compare (their command lines run `gammago gtp`) read --set the one way."""
     import argparse
     from gammago import cli
@@ -100,7 +101,7 @@ def test_every_engine_command_takes_set():
     from gammago.engine.settings import EngineConfig
     from gammago.engine.selfplay import config_from_args
     from gammago.engine.position_labels import label_engine_config
-    extra = {"selfplay": ["--games", "1", "--out", "x"]}
+    extra = {"selfplay": ["--games", "1", "--out", "x"], "review": ["x.sgf", "--out", "x"]}
     for command in ENGINE_COMMANDS:
         args = cli.build_parser(command).parse_args(
             [command, "--set", "ucb_c=0.5,crit=1", "--set", "pw-base=7"] + extra.get(command, []))

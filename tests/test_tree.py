@@ -347,7 +347,7 @@ def test_ladder_reader_rates_escapes():
 
 def test_ratings_are_the_prior_log_scaled():
     """A child's rating is 1 + log10(prior / the best sibling's prior) / 4, never below 0: the
-    scale that beat prior / best by +288 Elo (docs/experiments/search-settings.md)."""
+    scale that beat prior / best by +288 Elo (docs/notebook/experiments/search-settings.md)."""
     from gammago.moves import features as F
     b = Board(9, 7)
     b.play("E5")
@@ -382,7 +382,7 @@ def _gamma_search(size=9, rollouts="gamma", seed=1, **kw):
                                          ("rating", ["--rating", "max"])])
 def test_retired_search_options_are_gone_from_the_tree_and_the_engine(param, flag):
     """RAVE, LGRF, the score bonus and the other rating scales lost their matches and were
-    retired (docs/experiments/rave-lgrf.md, score-bonus.md, search-settings.md): the tree
+    retired (docs/notebook/experiments/rave-lgrf.md, score-bonus.md, search-settings.md): the tree
     refuses their parameters, the engine their flags; a node is 32 bytes (24 with no score)."""
     from gammago.search import tree
     with pytest.raises(ValueError, match="unknown search parameter"):

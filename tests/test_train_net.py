@@ -328,25 +328,46 @@ def test_held_out_repeats_of_training_games_are_left_out(tmp_path, capsys):
     assert len(data["train_names"]) == len(names) - len(held)
 
 
-def test_training_resumes_from_its_checkpoint(tmp_path):
+def test_training_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     """--checkpoint saves the state; --resume goes on in the same schedule: the second run
-    starts from the first one's positions and time, and adds to them."""
+    starts from the first one's positions and time, and adds to them. The training loop's clock
+    is a step counter here (each step takes 0.1 s of it), so the budgets are counts of steps
+    that a loaded machine cannot change: --total-minutes 0.1 less --reserve-minutes 0.05 leaves
+    the first run 3 s (30 steps, not --minutes' 12 s), the resumed run goes on to 12 s."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
+    import time
+    import types
+    from gammago.net import torch_training
+    clock = {"t": 1000.0}
+    step_s = 0.1
+    real_step = torch_training.train_step
+
+    def train_step(*a, **kw):
+        clock["t"] += step_s
+        return real_step(*a, **kw)
+
+    fake_time = types.SimpleNamespace(**{k: getattr(time, k) for k in dir(time) if not k.startswith("_")})
+    fake_time.perf_counter = lambda: clock["t"]
+    monkeypatch.setattr(torch_training, "train_step", train_step)
+    monkeypatch.setattr(torch_training, "time", fake_time)
     cache = _synthetic_cache(tmp_path / "cache.npz", 128, 32, seed=9)
     ck = tmp_path / "state.pt"
+    batch = 16
     args = ["--cache", str(cache), "--out", str(tmp_path / "r.onnx"), "--blocks", "1", "--channels", "4",
-            "--batch", "16", "--eval-every", "1000", "--device", "cpu", "--checkpoint", str(ck)]
+            "--batch", str(batch), "--eval-every", "1000", "--device", "cpu", "--checkpoint", str(ck)]
     threads = torch.get_num_threads()
     try:
         assert train_net(*args, "--minutes", "0.2", "--total-minutes", "0.1", "--reserve-minutes", "0.05") == 0
         first = torch.load(ck, weights_only=False)
-        assert 0 < first["elapsed"] < 6 and first["seen"] > 0
+        assert first["elapsed"] == pytest.approx(3.0, abs=1e-6)
+        assert first["step"] == 30 and first["seen"] == 30 * batch
         assert train_net(*args, "--minutes", "0.2", "--resume") == 0
         second = torch.load(ck, weights_only=False)
     finally:
         torch.set_num_threads(threads)
-    assert second["seen"] > first["seen"] and 11 < second["elapsed"] < 14
+    assert second["elapsed"] == pytest.approx(12.0, abs=1e-6)
+    assert second["step"] == 120 and second["seen"] == 120 * batch
     assert second["curve"]["t"][:len(first["curve"]["t"])] == first["curve"]["t"]
     with pytest.raises(SystemExit, match="needs --checkpoint"):
         train_net("--cache", str(cache), "--resume")

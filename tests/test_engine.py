@@ -553,8 +553,10 @@ def test_analyze_emits_infos_until_stopped():
     visits = [d["visits"] for d in infos]
     assert visits == sorted(visits, reverse=True)
     for d in infos:
-        assert set(d) == {"move", "visits", "winrate", "prior", "lcb", "order", "pv"}
+        assert set(d) == {"move", "visits", "winrate", "prior", "lcb", "order", "pv", "score_mean",
+                          "score_stdev"}
         assert 0 <= d["lcb"] <= d["winrate"] <= 1 and 0 <= d["prior"] <= 1
+        assert abs(d["score_mean"]) <= 19 * 19 + 7.5 and 0 <= d["score_stdev"] <= 19 * 19
         assert d["pv"][0] == d["move"]
     assert e.board.moves == []
     emitted = []

@@ -1002,17 +1002,49 @@ def test_ponder_keeps_the_subtree_of_the_opponents_move():
 
 
 def test_analysis_and_quit_while_pondering():
-    """lz-analyze during pondering stops pondering, then analyses (its tree reused); quit
-    ends the loop with nothing left running."""
+    """lz-analyze during pondering stops pondering, then analyses on its tree: the root keeps
+    the visits pondering gave it (and kata-analyze after it those of both); quit ends the loop
+    with nothing left running."""
     import threading
     gtp = _ponder_gtp()
+    e = gtp.engine
     out = io.StringIO()
     gtp.out = out
-    gtp.serve(["genmove b\n", "lz-analyze w 10\n", "\n", "kata-analyze w 10\n", "name\n",
-               "genmove w\n", "quit\n"])
+    roots = []                    # root visits before and after each search's _root()
+    real_root = e._root
+
+    def root(*a, **kw):
+        before = e.search.root_visits
+        result = real_root(*a, **kw)
+        roots.append((before, e.search.root_visits))
+        return result
+
+    e._root = root
+    pondered = {}
+
+    def lines():
+        yield "genmove b\n"
+        pondered["playouts"] = _wait_for_playouts(e, 500)     # pondering under way
+        yield "lz-analyze w 10\n"
+        _wait_for_playouts(e, 300)                            # (the analysis' own count)
+        yield "\n"
+        yield "kata-analyze w 10\n"
+        _wait_for_playouts(e, 300)
+        yield "name\n"
+        yield "genmove w\n"
+        yield "quit\n"
+
+    gtp.serve(lines())
     text = out.getvalue()
     assert text.count("\n=") + text.startswith("=") >= 5 and "?" not in text
-    assert not gtp.engine.pondering
+    assert "info move" in text
+    assert pondered["playouts"] >= 500
+    # genmove b, pondering, lz-analyze, kata-analyze, genmove w (and its pondering, stopped by quit)
+    assert len(roots) >= 5, roots
+    (_, ponder), (lz_before, lz_after), (kata_before, kata_after) = roots[1:4]
+    assert lz_before >= ponder + 500 and lz_after == lz_before          # the ponder tree, kept
+    assert kata_before >= lz_after + 300 and kata_after == kata_before   # and the analysis' too
+    assert not e.pondering
     assert not [t for t in threading.enumerate() if t.name == "gammago-ponder"]
 
 

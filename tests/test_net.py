@@ -1,7 +1,7 @@
 """The ONNX policy/value net at run time: the runtime's checks on model files (gammago.net.runtime),
 symmetry handling, the engine's net modes, net-root's search (gammago.search.net_root), the policy
-players (gammago.engine.players) and the net's predict scoring. The trainer's tests:
-tests/test_train_net.py."""
+players (gammago.engine.players). The net's predict scoring: tests/test_predict_net.py; the
+trainer's tests: tests/test_train_net.py."""
 import os
 import shutil
 
@@ -11,13 +11,11 @@ import pytest
 from gammago.net import runtime as N
 from gammago.net import planes as P
 from gammago.engine import players
-from gammago.moves import predict
 from gammago.search.net_root import ROOT_LAMBDA, RootSearch
 from gammago.go.board import Board
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = N.DEFAULT_MODEL
-FIXTURE = os.path.join(ROOT, "tests", "data", "2003-10-23-9.sgf")
 
 needs_model = pytest.mark.skipif(not os.path.exists(SHIPPED), reason="shipped model missing")
 
@@ -420,19 +418,6 @@ def test_a_root_childs_win_rate_counts_every_playout_through_it():
             n = sum(c[1] for c in sub)
             differs += n < v
     assert differs >= 1      # lines whose children hold fewer playouts than the line itself
-
-
-@needs_model
-def test_net_predict_scores_a_game():
-    from gammago.go import sgf
-    game = next(g for g in sgf.iter_games([FIXTURE]) if not isinstance(g, sgf.GameError))
-    res = predict.evaluate_net_game(N.Net(SHIPPED, seed=1), game)
-    n = len(game.moves)
-    assert len(res["greater"]) == n == len(res["log_evidence"])
-    assert np.all(res["greater"] >= 0) and np.all(res["equal"] >= 0)
-    assert np.all(res["log_evidence"] <= 1e-9)
-    s = predict.summarize([res], 1)
-    assert s["positions"] == n and 0 <= s["top1"] <= s["top5"] <= 1
 
 
 def test_ranked_by_policy_argmax_and_sampling():

@@ -8,6 +8,7 @@ drives KaTrain's own KataGoEngine through its custom backend (skipped without ka
 """
 import itertools
 import json
+import math
 import os
 import queue
 import shlex
@@ -228,13 +229,48 @@ def test_ownership_rows_run_from_the_top_and_the_perspective_flips_everything():
     assert black["rootInfo"]["currentPlayer"] == "W"
 
 
+def test_every_answer_has_scores_a_move_s_own_or_the_root_s():
+    """A move's scoreMean and scoreStdev are its info's (points for the side to move) where
+    the search gives them, else the root's; with no playout played out (none yet, or the mercy
+    rule ending every one) the root's score is the stones as they stand, minus komi, and the
+    ownership those stones."""
+    from types import SimpleNamespace
+    from gammago.go.board import Board
+    (job,), _ = _jobs(moves=[["B", "E5"], ["W", "C4"], ["B", "D6"]], komi=7,
+                      includeOwnership=True, includeOwnershipStdev=True)
+    board = Board(9, 7.0)
+    for c, v in job.moves:
+        board.play(v, c)
+    engine = SimpleNamespace(board=board, search=SimpleNamespace(owned=0, root_visits=4))
+    infos = [{"move": "E4", "visits": 3, "winrate": 0.6, "prior": 0.3, "lcb": 0.5, "order": 0,
+              "pv": ["E4", "D4"], "score_mean": 2.5, "score_stdev": 4.0},
+             {"move": "F5", "visits": 1, "winrate": 0.4, "prior": 0.1, "order": 1, "pv": ["F5"]}]
+    for perspective, sign in (("SIDETOMOVE", 1), ("WHITE", 1), ("BLACK", -1)):
+        job.perspective = perspective                     # White to move
+        a = build_answer(job, engine, infos, False)
+        root, (m0, m1) = a["rootInfo"], a["moveInfos"]
+        assert root["scoreLead"] == root["scoreMean"] == -sign * (2 - 1 - 7)
+        assert root["scoreStdev"] == 0.0 and root["visits"] == 4
+        assert m0["scoreLead"] == m0["scoreMean"] == sign * 2.5 and m0["scoreStdev"] == 4.0
+        assert m1["scoreLead"] == m1["scoreMean"] == root["scoreLead"]
+        assert m1["scoreStdev"] == 0.0
+        assert sorted(a["ownership"]).count(sign * -1.0) == 2        # Black's two stones
+        assert a["ownershipStdev"] == [0.0] * 81
+        assert MOVE_KEYS <= set(m0) and MOVE_KEYS <= set(m1)
+
+
 def test_analyze_turns_answer_each_turn_with_its_side_to_move(served):
     server, out = served
     send(server, katrain_query("turns", OPENING[:3], analyzeTurns=[0, 1, 3], maxVisits=30))
     answers = [out.final("turns", t) for t in (0, 1, 3)]
     assert [a["rootInfo"]["currentPlayer"] for a in answers] == ["B", "W", "W"]
-    assert "E5" in {m["move"] for m in answers[0]["moveInfos"]} or answers[0]["moveInfos"]
+    # each answer is its own turn's position: E5 (row 4 from the top, column 4 of the policy)
+    # is open at turn 0 and taken from turn 1 on, C4 and D6 by turn 3
+    e5 = 4 * 9 + 4
+    assert answers[0]["policy"][e5] >= 0 and answers[1]["policy"][e5] == -1
+    assert all(a["moveInfos"] for a in answers)
     assert "E5" not in {m["move"] for m in answers[1]["moveInfos"]}
+    assert not {"E5", "C4", "D6"} & {m["move"] for m in answers[2]["moveInfos"]}
 
 
 def test_avoid_and_allow_moves(served):
@@ -288,8 +324,8 @@ def test_queries_answer_as_they_finish_with_partial_reports_and_terminate(served
 def test_priority_orders_the_queue_and_terminate_cancels_queued_jobs():
     server, out = _server(workers=1)
     try:
-        send(server, katrain_query("busy", maxVisits=LONG))
-        time.sleep(0.2)                          # "busy" holds the one worker
+        send(server, katrain_query("busy", maxVisits=LONG, reportDuringSearchEvery=0.05))
+        out.wait(lambda d: d.get("id") == "busy" and d.get("isDuringSearch"))  # holds the worker
         send(server, katrain_query("low", OPENING[:1], maxVisits=20, priority=-5))
         send(server, katrain_query("high", OPENING[:2], maxVisits=20, priority=10))
         send(server, katrain_query("gone", OPENING[:3], maxVisits=20, priority=50))
@@ -309,12 +345,15 @@ def test_priority_orders_the_queue_and_terminate_cancels_queued_jobs():
 def test_terminate_all(served):
     server, out = served
     for i in range(3):
-        send(server, katrain_query(f"q{i}", OPENING[:i], maxVisits=LONG))
-    time.sleep(0.2)
+        send(server, katrain_query(f"q{i}", OPENING[:i], maxVisits=LONG,
+                                   reportDuringSearchEvery=0.05))
+    for qid in ("q0", "q1"):                     # the two workers search them, q2 waits
+        out.wait(lambda d: d.get("id") == qid and d.get("isDuringSearch"))
     send(server, {"id": "all", "action": "terminate_all"})
     assert out.wait(lambda d: d.get("id") == "all") == {"id": "all", "action": "terminate_all"}
     answers = [out.final(f"q{i}") for i in range(3)]
-    assert sum(bool(a.get("noResults")) for a in answers) == 1       # two ran, one waited
+    assert [bool(a.get("noResults")) for a in answers] == [False, False, True]
+    assert answers[0]["moveInfos"] and answers[1]["moveInfos"]
 
 
 def test_actions(served):
@@ -399,6 +438,8 @@ def test_the_command_answers_json_lines_and_finishes_queued_queries_at_the_end_o
     answers = [json.loads(line) for line in out.splitlines()]    # stdout: JSON lines only
     finals = {d["id"]: d for d in answers if d.get("isDuringSearch") is False}
     assert set(finals) == {"p1", "p2"}
+    for a in finals.values():
+        assert a["moveInfos"] and all(MOVE_KEYS <= set(m) for m in a["moveInfos"]), a
     assert 80 <= finals["p1"]["rootInfo"]["visits"] < 400
     assert 40 <= finals["p2"]["rootInfo"]["visits"] < 400 and "policy" not in finals["p2"]
     assert sum("error" in d for d in answers) == 2
@@ -417,6 +458,142 @@ def test_net_policy_where_the_net_runs():
         assert len(policy) == 82 and policy[4 * 9 + 4] == -1
         assert abs(sum(p for p in policy if p >= 0) - 1) < 1e-5
         assert a["moveInfos"] and len(a["ownership"]) == 81
+    finally:
+        server.close(wait=False)
+
+
+# --- the default mode: --mode auto, the shipped net at the root from 9x9 up ---------------------
+# Queries sent together each get an answer of their own search: a worker's next job used to be
+# stopped before its first playout (noResults, or the last tree's visits without scores).
+ROOT_KEYS = {"visits", "winrate", "scoreLead", "scoreMean", "scoreStdev"}
+ANSWER_MOVE_KEYS = {"move", "order", "visits", "winrate", "scoreLead", "scoreMean", "prior", "pv"}
+
+
+def _auto_server(workers):
+    engines = [Engine(EngineConfig(seed=1 + i, max_nodes=100_000)) for i in range(workers)]
+    out = Lines()
+    return AnalysisServer(engines, out), out
+
+
+def assert_full(a):
+    """An answer of a search: rootInfo's and every moveInfo's fields, finite numbers."""
+    assert not a.get("noResults") and a["moveInfos"], _brief(a)
+    root = a["rootInfo"]
+    assert ROOT_KEYS <= set(root) and root["visits"] >= 1, root
+    assert all(math.isfinite(root[k]) for k in ROOT_KEYS), root
+    for m in a["moveInfos"]:
+        assert ANSWER_MOVE_KEYS <= set(m), m
+        assert all(math.isfinite(m[k]) for k in ("visits", "winrate", "scoreLead", "scoreMean",
+                                                 "prior")), m
+        assert m["pv"] and m["pv"][0] == m["move"]
+
+
+def spread_moves(size, n):
+    """n moves of a game on a size x size board, Black first: stones two points apart from the
+    third line in, so that none is ever captured (every prefix a different position)."""
+    points = [(r, c) for r in range(2, size - 2, 2) for c in range(2, size - 2, 2)]
+    assert n <= len(points)
+    return [("B" if i % 2 == 0 else "W", "ABCDEFGHJKLMNOPQRST"[c] + str(r + 1))
+            for i, (r, c) in enumerate(points[:n])]
+
+
+def plain_query(qid, size, moves, visits, **extra):
+    q = {"id": qid, "moves": [list(m) for m in moves], "rules": "chinese", "komi": 7,
+         "boardXSize": size, "boardYSize": size, "maxVisits": visits}
+    q.update(extra)
+    return q
+
+
+@pytest.mark.parametrize("size", [9, 19])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_burst_of_queries_is_answered_in_the_default_mode(threads, size):
+    """10 queries written back to back to `gammago analysis --threads N`: 10 answers with moves
+    and scores, none noResults."""
+    lines = [json.dumps(plain_query(f"b{i}", size, spread_moves(size, i), 8)) for i in range(10)]
+    p = _spawn("--threads", str(threads), "--seed", "1", "--max-memory", "64", "--quiet")
+    out, err = p.communicate("\n".join(lines) + "\n", timeout=WAIT_S)
+    assert p.returncode == 0, err[-2000:]
+    answers = [json.loads(line) for line in out.splitlines()]
+    finals = {d["id"]: d for d in answers if d.get("isDuringSearch") is False}
+    assert sorted(finals) == sorted(f"b{i}" for i in range(10)), [_brief(d) for d in answers]
+    for a in finals.values():
+        assert_full(a)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_terminate_in_a_burst_answers_no_results_for_that_query_alone(workers):
+    server, out = _auto_server(workers)
+    try:
+        holders = [f"hold{i}" for i in range(workers)]
+        for h in holders:
+            send(server, plain_query(h, 9, [], LONG, reportDuringSearchEvery=0.05))
+        for h in holders:                        # every worker searches one: the burst waits
+            out.wait(lambda d: d.get("id") == h and d.get("isDuringSearch"))
+        burst = [f"b{i}" for i in range(10)]
+        for i, qid in enumerate(burst):
+            send(server, plain_query(qid, 9, spread_moves(9, i), 8))
+            if i == 5:
+                send(server, {"id": "t", "action": "terminate", "terminateId": "b5"})
+        for h in holders:
+            send(server, {"id": f"t-{h}", "action": "terminate", "terminateId": h})
+        finals = {qid: out.final(qid) for qid in holders + burst}
+        assert [qid for qid, a in finals.items() if a.get("noResults")] == ["b5"]
+        for qid, a in finals.items():
+            if qid != "b5":
+                assert_full(a)
+    finally:
+        server.close(wait=False)
+
+
+def _game9_moves():
+    from gammago.go import sgf
+    with open(GAME9, "rb") as f:
+        game = sgf.parse_game(GAME9, f.read())
+    return [(c.upper(), v) for c, v in game.moves]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_katrain_s_burst_for_a_loaded_game(workers):
+    """A game loaded in KaTrain: one query a turn, all at once (priority -98, maxTime 8,
+    reports during the search every second, ownership of the moves asked), here with few
+    visits: every answer, during the search or final, has the root's and every move's fields;
+    what the engine ignores still gets its warning."""
+    moves = _game9_moves()
+    server, out = _auto_server(workers)
+    try:
+        for n in range(len(moves) + 1):
+            send(server, katrain_query(f"QUERY:{n}", moves[:n], maxVisits=10, priority=-98,
+                                       rules="japanese", reportDuringSearchEvery=1.0,
+                                       _kt_continuous=False))
+        finals = [out.final(f"QUERY:{n}") for n in range(len(moves) + 1)]
+        for a in finals + [d for d in out.got if d.get("isDuringSearch")]:
+            assert_full(a)
+            assert len(a["ownership"]) == 81 and len(a["policy"]) == 82
+        warned = {(d["id"], d["field"]) for d in out.got if "warning" in d}
+        for n in range(len(moves) + 1):
+            assert {(f"QUERY:{n}", "includeMovesOwnership"),
+                    (f"QUERY:{n}", "overrideSettings")} <= warned
+        assert not any("error" in d for d in out.got)
+    finally:
+        server.close(wait=False)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_two_board_sizes_interleaved(workers):
+    server, out = _auto_server(workers)
+    try:
+        sizes = [9, 19] * 4
+        for i, size in enumerate(sizes):
+            send(server, plain_query(f"s{i}", size, spread_moves(size, i), 8,
+                                     includeOwnership=True, priority=i % 3))
+        for i, size in enumerate(sizes):
+            a = out.final(f"s{i}")
+            assert_full(a)
+            assert len(a["ownership"]) == size * size
+            taken = {v for _, v in spread_moves(size, i)}
+            for m in a["moveInfos"]:
+                assert m["move"] not in taken
+                assert m["move"] == "pass" or int(m["move"][1:]) <= size
     finally:
         server.close(wait=False)
 

@@ -9,8 +9,8 @@ scoreStdev, prior, lcb and pv. The scores:
 
 - the root's: the mean final area difference minus komi over this search's played-out playouts
   (those its ownership counts), with their standard deviation; where none was played out yet
-  (the first playouts of a report, or the mercy rule ending every one), the area of the board
-  as it stands (Tromp-Taylor, minus komi) with a spread of 0, and that area is the ownership;
+  (the first playouts of a report, or the mercy rule ending every one), the stones on the
+  board (Black's less White's, minus komi) with a spread of 0, and they are the ownership;
 - a move's: its info dict's 'score_mean' and 'score_stdev' where the search gives them (points
   for the side to move, as the dict's win rate), else the root's.
 
@@ -62,29 +62,24 @@ def perspective_color(job):
     return {"BLACK": "b", "WHITE": "w"}.get(job.perspective, job.to_move)
 
 
-def board_owner(board):
-    """The Tromp-Taylor owner of every point as the board stands, +1 Black, -1 White, 0
-    neither, laid out as Engine.ownership() ([row][col], row 0 = line 1)."""
-    n = board.size
-    out = np.zeros((n, n))
-    sign = {"b": 1.0, "w": -1.0}
-    for v, c in board.area().items():
-        if c in sign:
-            row, col = parse_vertex(v, n)
-            out[row, col] = sign[c]
-    return out
+def stones_owner(board):
+    """The stones as they stand, +1 Black, -1 White, 0 an empty point, laid out as
+    Engine.ownership() ([row][col], row 0 = line 1): what is known of the owners without a
+    playout (an area count would give a lone stone the whole board)."""
+    a = board.to_array()
+    return (a == 1).astype(float) - (a == 2).astype(float)
 
 
 def root_figures(engine):
     """(ownership, score, score stdev) of the engine's current search, Black's, the score minus
-    komi: its played-out playouts' where it has some, else the board's area as it stands with
-    a spread of 0 (module docstring)."""
+    komi: its played-out playouts' where it has some, else the stones as they stand with a
+    spread of 0 (module docstring)."""
     owner = engine.ownership() if engine.search.owned else None
     stdev = None
     if owner is not None:
         stdev = engine.score_stdev()
     else:
-        owner = board_owner(engine.board)
+        owner = stones_owner(engine.board)
     if stdev is None or not math.isfinite(stdev):
         stdev = 0.0
     return owner, float(owner.sum()) - engine.board.komi, float(stdev)

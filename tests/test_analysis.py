@@ -1,10 +1,13 @@
 """`gammago analysis`: KataGo's JSON analysis protocol, on queries shaped as KaTrain's
-KataGoEngine.request_analysis builds them, against the real Engine (9x9, small budgets).
+KataGoEngine.request_analysis builds them, against the real Engine (small budgets): most tests
+in rollouts on 9x9, the bursts of queries in the default mode (auto: the shipped net at the
+root) on 9x9 and 19x19.
 
 Answers come in any order (several workers); reportDuringSearchEvery gives partial answers
-marked isDuringSearch; terminate stops a running query and cancels a queued one; every bad
-line or field answers KataGo's {"id", "error", "field"} and the engine goes on. The last test
-drives KaTrain's own KataGoEngine through its custom backend (skipped without katrain).
+marked isDuringSearch; terminate stops a running query and cancels a queued one (noResults);
+queries sent together are each answered with moves, values and scores; every bad line or field
+answers KataGo's {"id", "error", "field"} and the engine goes on. The last test drives
+KaTrain's own KataGoEngine through its custom backend (skipped without katrain).
 """
 import itertools
 import json
@@ -621,13 +624,17 @@ def _katrain():
     return engine_mod, game_mod
 
 
-def test_katrain_drives_the_engine_through_its_custom_backend():
+@pytest.mark.parametrize("mode", ["rollouts", "auto"])
+def test_katrain_drives_the_engine_through_its_custom_backend(mode):
+    """KaTrain's KataGoEngine: one analysis read into KaTrain's node, pondering stopped by its
+    terminate, then a loaded game's analysis (every node asked at once), in the default mode
+    (auto: the net at the root) and in rollouts."""
     engine_mod, game_mod = _katrain()
     # KaTrain starts a custom command through the shell and stops it with SIGTERM: `exec`
     # makes the shell become the engine, so that the signal reaches it (dash, Debian's sh,
     # would otherwise keep a child that holds KaTrain's pipes open)
     command = "exec " + " ".join(shlex.quote(x) for x in (
-        sys.executable, "-m", "gammago", "analysis", "--mode", "rollouts", "--threads", "2",
+        sys.executable, "-m", "gammago", "analysis", "--mode", mode, "--threads", "2",
         "--seed", "1", "--max-memory", "64", "--quiet"))
     config = {"backend": "custom", "altcommand": command, "max_visits": 150, "fast_visits": 25,
               "max_time": 8.0, "wide_root_noise": 0.04, "_enable_ownership": True}
@@ -665,6 +672,26 @@ def test_katrain_drives_the_engine_through_its_custom_backend():
         while partial:
             a, partial = ponder.get(timeout=max(0.1, deadline - time.monotonic()))
         assert a["isDuringSearch"] is False and a["rootInfo"]["visits"] < 10_000_000
+
+        # a game loaded: every node's analysis asked at once, as KaTrain's analyze_all_nodes
+        # does (here with few visits); each answered in full, and read by KaTrain
+        nodes = list(root.nodes_in_tree)
+        answers = queue.Queue()
+        for i, n in enumerate(nodes):
+            engine.request_analysis(n, callback=lambda a, partial, i=i: answers.put((i, a, partial)),
+                                    error_callback=lambda a, i=i: answers.put((i, a, "error")),
+                                    visits=10, priority=-98, report_every=1.0)
+        finals = {}
+        while len(finals) < len(nodes):
+            i, a, partial = answers.get(timeout=WAIT_S)
+            assert partial != "error", a
+            assert_full(a)
+            if partial is False:
+                assert i not in finals
+                finals[i] = a
+        for i, n in enumerate(nodes):
+            n.set_analysis(finals[i])
+            assert n.score is not None and n.candidate_moves
         engine.wait_to_finish()
         assert engine.is_idle()
         errors = [m for level, m in katrain.logs if "error" in m.lower() and "rror" in m

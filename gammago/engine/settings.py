@@ -448,7 +448,7 @@ def parse_setting(key, text):
     if f is None:
         if name in RETIRED:
             raise ValueError(f"{given}: {name} was retired; the code of commit {RETIRED_AT} "
-                             "plays it (docs/experiments/)")
+                             "plays it (docs/notebook/experiments/)")
         near = difflib.get_close_matches(name, TUNING_KEYS, n=2)
         raise ValueError(f"{given}: no such setting" + (f" (did you mean {' or '.join(near)}?)"
                          if near else "") + "; the keys: " + ", ".join(TUNING_KEYS)

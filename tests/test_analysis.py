@@ -511,8 +511,9 @@ def plain_query(qid, size, moves, visits, **extra):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_burst_of_queries_is_answered_in_the_default_mode(threads, size):
     """10 queries written back to back to `gammago analysis --threads N`: 10 answers with moves
-    and scores, none noResults."""
+    and scores, none noResults; a bad line and a bad query among them answer errors."""
     lines = [json.dumps(plain_query(f"b{i}", size, spread_moves(size, i), 8)) for i in range(10)]
+    lines[4:4] = ["not json", json.dumps(plain_query("bad", size, [["B", "C3"], ["W", "C3"]], 8))]
     p = _spawn("--threads", str(threads), "--seed", "1", "--max-memory", "64", "--quiet")
     out, err = p.communicate("\n".join(lines) + "\n", timeout=WAIT_S)
     assert p.returncode == 0, err[-2000:]
@@ -521,6 +522,8 @@ def test_a_burst_of_queries_is_answered_in_the_default_mode(threads, size):
     assert sorted(finals) == sorted(f"b{i}" for i in range(10)), [_brief(d) for d in answers]
     for a in finals.values():
         assert_full(a)
+    errors = [d for d in answers if "error" in d]
+    assert len(errors) == 2 and errors[1]["id"] == "bad" and errors[1]["field"] == "moves"
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -544,6 +547,10 @@ def test_a_terminate_in_a_burst_answers_no_results_for_that_query_alone(workers)
         for qid, a in finals.items():
             if qid != "b5":
                 assert_full(a)
+        reports = [d for d in out.got if d.get("isDuringSearch")]
+        assert reports
+        for d in reports:                        # the holders' reports during their search
+            assert_full(d)
     finally:
         server.close(wait=False)
 

@@ -242,6 +242,11 @@ class Gammas:
             return {}
         return self.settings
 
+    def legal_features(self, board, color=None):
+        """features.legal_features of a board read as this table reads it (the diamond's slot
+        through its spatial dictionary, if it has one): (vertices, ids)."""
+        return F.legal_features(board, color, dictionary=self.dictionary)
+
     def strength(self, ids):
         """Product of the gammas of each row of global ids (shape (..., N_GROUPS))."""
         return np.prod(self.table[np.asarray(ids)], axis=-1)

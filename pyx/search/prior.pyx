@@ -7,7 +7,9 @@ import array
 from libc.string cimport memset
 from libc.stdint cimport int16_t, int32_t, uint64_t
 from gammago.go.board cimport Board, board_t, board_lib_list, EMPTY, PASS, LIB_WORDS
-from gammago.moves.features cimport move_features, rollout_features, team_gamma, NGROUPS
+from gammago.moves.features cimport (move_features, move_features_d, rollout_features, table_dict,
+                                    team_gamma, NGROUPS)
+from gammago.moves.spatial cimport spatial_dict_t
 from gammago.go.tactics cimport libs_after, tac_selfatari, tac_escape_fails, tac_atari_works, TAC_YES, TAC_NO, TAC_BUDGET
 
 cdef extern from *:
@@ -105,8 +107,19 @@ cdef inline void _rate_by(features_fn features, const double* gamma, const board
 
 cdef void prior_gamma(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
                       float* out) noexcept nogil:
-    """The gamma prior: the product of the move's feature gammas (gammago/moves/features.pxd)."""
-    _rate_by(move_features, <const double*>ctx, b, c, moves, n, out)
+    """The gamma prior: the product of the move's feature gammas (gammago/moves/features.pxd);
+    a table with a spatial dictionary (it names it: features.table_dict) rates the largest
+    pattern of its dictionary in the diamond's place."""
+    cdef const double* gamma = <const double*>ctx
+    cdef const spatial_dict_t* d = table_dict(gamma)
+    cdef int32_t ids[NGROUPS]
+    cdef int i
+    if d == NULL:
+        _rate_by(move_features, gamma, b, c, moves, n, out)
+        return
+    for i in range(n):
+        move_features_d(b, moves[i], c, d, ids)
+        out[i] = <float>team_gamma(gamma, ids)
 
 cdef void prior_gamma_rollout(void* ctx, const board_t* b, int c, const int16_t* moves, int n,
                               float* out) noexcept nogil:
@@ -155,6 +168,25 @@ cdef void prior_ladders(const board_t* b, int c, const int16_t* moves, int n, fl
                 r[i] *= LADDER_ATARI_FACTOR
             elif a == TAC_NO and LADDER_FUTILE_FACTOR != 1.0 and _ladder_start(b, p, c):
                 r[i] *= LADDER_FUTILE_FACTOR
+
+
+def gamma_ratings(Board board not None, table, vertices, color=None):
+    """prior_gamma's rating of each move in `vertices` (GTP vertices or 'pass') for the side to
+    move (or `color`) under a gamma table (a float64 array of NFEAT, or a Gammas), as the tree
+    rates a node's children: a list of floats."""
+    import numpy as np
+    from gammago.moves.features import N_FEATURES
+    a = np.ascontiguousarray(getattr(table, "table", table), dtype=np.float64)
+    if a.shape != (N_FEATURES,):
+        raise ValueError(f"gamma table must have {N_FEATURES} entries, not {a.shape}")
+    if not vertices:
+        return []
+    cdef double[::1] g = a
+    cdef int c = board.b.to_move if color is None else (1 if str(color).lower()[0] == "b" else 2)
+    cdef int16_t[:] moves = array.array("h", [board.point(v) for v in vertices])
+    cdef float[:] r = array.array("f", [0.0] * len(vertices))
+    prior_gamma(<void*>&g[0], board.b, c, &moves[0], len(vertices), &r[0])
+    return list(r)
 
 
 def ladder_factors(Board board not None, vertices):

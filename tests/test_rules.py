@@ -134,9 +134,12 @@ class _Lines(io.StringIO):
         return [json.loads(l) for l in self.getvalue().splitlines() if l.strip()]
 
 
-def test_analysis_rules_field():
+@pytest.mark.parametrize("mode", ["rollouts", "auto"])
+def test_analysis_rules_field(mode):
+    """The rules of each query, in rollouts and in the default mode (auto: the net at the root
+    on 9x9), one worker answering the queries one after the other."""
     out = _Lines()
-    engine = Engine(EngineConfig(mode="rollouts", seed=1, max_nodes=50_000))
+    engine = Engine(EngineConfig(mode=mode, seed=1, max_nodes=50_000))
     server = AnalysisServer([engine], out, max_visits=30)
     base = {"moves": [["B", "E5"]], "boardXSize": 9, "boardYSize": 9, "maxVisits": 30}
     server.handle(json.dumps(dict(base, id="bad", rules="go-rules")))
@@ -151,6 +154,9 @@ def test_analysis_rules_field():
     assert "unknown rules" in got["bad"]["error"] and got["bad"]["field"] == "rules"
     assert got["jp"]["moveInfos"] and "warning" not in got["jp"]
     assert got["obj"]["moveInfos"]
+    for qid in ("button", "jp", "obj"):
+        assert {"scoreLead", "scoreMean", "scoreStdev"} <= set(got[qid]["rootInfo"])
+        assert got[qid]["rootInfo"]["visits"] >= 30
 
 
 # --- Japanese counting against GNU Go -------------------------------------------------------

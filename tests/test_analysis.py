@@ -555,6 +555,19 @@ def test_a_terminate_in_a_burst_answers_no_results_for_that_query_alone(workers)
         server.close(wait=False)
 
 
+@pytest.mark.parametrize("size", [9, 19])
+def test_a_time_limit_shorter_than_a_playout_still_answers_with_scores(size):
+    server, out = _auto_server(1)
+    try:
+        for i in range(3):
+            send(server, plain_query(f"t{i}", size, spread_moves(size, i), LONG,
+                                     overrideSettings={"maxTime": 0.0001}))
+        for i in range(3):
+            assert_full(out.final(f"t{i}"))
+    finally:
+        server.close(wait=False)
+
+
 def _game9_moves():
     from gammago.go import sgf
     with open(GAME9, "rb") as f:

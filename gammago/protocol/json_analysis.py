@@ -48,8 +48,8 @@ log = logging.getLogger("gammago")
 NO_REPORTS_S = 1e9          # the analysis interval when no reportDuringSearchEvery is asked
 WATCH_MIN_S = 0.0005        # how often the watcher looks at a search near its visit limit ...
 WATCH_MAX_S = 0.01          # ... and far from it
-FIRST_PLAYOUT_WAIT_S = 30.0  # past maxTime, how long a search with no playout yet is waited for
-                            # before it is stopped all the same (a search that cannot run)
+FIRST_PLAYOUT_WAIT_S = 30.0 # past maxTime, how long a search with no playout yet is waited
+                            # for before it is stopped all the same (a search that cannot run)
 
 
 # --- the server ---------------------------------------------------------------------------

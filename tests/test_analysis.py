@@ -234,9 +234,10 @@ def test_ownership_rows_run_from_the_top_and_the_perspective_flips_everything():
 
 def test_every_answer_has_scores_a_move_s_own_or_the_root_s():
     """A move's scoreMean and scoreStdev are its info's (points for the side to move) where
-    the search gives them, else the root's; with no playout played out (none yet, or the mercy
-    rule ending every one) the root's score is the stones as they stand, minus komi, and the
-    ownership those stones."""
+    the search gives them, else the root's; the root's is every playout's (Engine.root_score)
+    where the engine has it; with no playout played out (none yet, or the mercy rule ending
+    every one) and no such score, the stones as they stand, minus komi, and the ownership those
+    stones."""
     from types import SimpleNamespace
     from gammago.go.board import Board
     (job,), _ = _jobs(moves=[["B", "E5"], ["W", "C4"], ["B", "D6"]], komi=7,
@@ -260,6 +261,13 @@ def test_every_answer_has_scores_a_move_s_own_or_the_root_s():
         assert sorted(a["ownership"]).count(sign * -1.0) == 2        # Black's two stones
         assert a["ownershipStdev"] == [0.0] * 81
         assert MOVE_KEYS <= set(m0) and MOVE_KEYS <= set(m1)
+    # the root's score is every playout's where the engine gives one (points for Black here)
+    engine.root_score = lambda c: (3.0, 5.0) if c == 1 else (-3.0, 5.0)
+    job.perspective = "WHITE"
+    a = build_answer(job, engine, infos, False)
+    root, (m0, m1) = a["rootInfo"], a["moveInfos"]
+    assert (root["scoreLead"], root["scoreMean"], root["scoreStdev"]) == (-3.0, -3.0, 5.0)
+    assert (m1["scoreLead"], m1["scoreStdev"]) == (-3.0, 5.0) and m0["scoreLead"] == 2.5
 
 
 def test_analyze_turns_answer_each_turn_with_its_side_to_move(served):

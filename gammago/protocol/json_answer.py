@@ -7,10 +7,11 @@ without looking): rootInfo's winrate, scoreLead, scoreMean, scoreStdev, visits a
 currentPlayer, and each moveInfo's move, order, visits, winrate, scoreLead, scoreMean,
 scoreStdev, prior, lcb and pv. The scores:
 
-- the root's: the mean final area difference minus komi over this search's played-out playouts
-  (those its ownership counts), with their standard deviation; where none was played out yet
-  (the first playouts of a report, or the mercy rule ending every one), the stones on the
-  board (Black's less White's, minus komi) with a spread of 0, and they are the ownership;
+- the root's: the mean final count minus komi over every playout of the search, with their
+  standard deviation (Engine.root_score); before the search has one, its ownership's sum minus
+  komi; where no playout was played out (none yet, or the mercy rule ending every one), the
+  stones on the board (Black's less White's, minus komi) with a spread of 0, and they are the
+  ownership too;
 - a move's: its info dict's 'score_mean' and 'score_stdev' where the search gives them (points
   for the side to move, as the dict's win rate), else the root's.
 
@@ -72,17 +73,21 @@ def stones_owner(board):
 
 def root_figures(engine):
     """(ownership, score, score stdev) of the engine's current search, Black's, the score minus
-    komi: its played-out playouts' where it has some, else the stones as they stand with a
-    spread of 0 (module docstring)."""
-    owner = engine.ownership() if engine.search.owned else None
-    stdev = None
-    if owner is not None:
-        stdev = engine.score_stdev()
-    else:
-        owner = stones_owner(engine.board)
-    if stdev is None or not math.isfinite(stdev):
+    komi (module docstring): the score every playout's (Engine.root_score) where the engine
+    gives one, else the ownership's; the ownership its played-out playouts', else the stones as
+    they stand with a spread of 0."""
+    owned = engine.search.owned > 0
+    owner = engine.ownership() if owned else None
+    if owner is None:
+        owner, owned = stones_owner(engine.board), False
+    score, stdev = float(owner.sum()) - engine.board.komi, (engine.score_stdev() if owned else 0.0)
+    root_score = getattr(engine, "root_score", None)
+    got = root_score(1) if root_score is not None else None
+    if got is not None and _finite(got[0]):
+        score, stdev = float(got[0]), got[1]
+    if not _finite(stdev):
         stdev = 0.0
-    return owner, float(owner.sum()) - engine.board.komi, float(stdev)
+    return owner, score, float(stdev)
 
 
 def _finite(x):

@@ -1,7 +1,8 @@
 # Atomic loads, stores, adds and compare-and-swaps for the nogil code that threads share (the
-# search tree: pyx/node_pool, selection, descent, search_loop, tree), inlined where they are
-# used (gcc's __atomic builtins). Adds are relaxed (counters; a float's add is a compare-and-swap loop); the state bytes, the opened
-# children and the chunk table are published with release and read with acquire.
+# search tree: pyx/search/node_pool, selection, descent, search_loop, tree), inlined where they
+# are used (gcc's __atomic builtins). Adds are relaxed (counters; a float's add is a
+# compare-and-swap loop); the state bytes, the opened children and the chunk table are
+# published with release and read with acquire.
 from libc.stdint cimport int64_t, int32_t, int16_t, uint8_t
 
 cdef extern from *:

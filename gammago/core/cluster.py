@@ -6,9 +6,10 @@ and `train-mm` (docs/CLUSTER.md: starting a scheduler and workers, what must be 
     gammago match ... --scheduler tcp://HOST:8786
 
 One task per unit of work, run in a worker thread:
-  * match:    one task per game (gammago.arena.cluster_games) (`play_game`, both engines started on the worker, the SGF
-              sent back and written by the client); results stream back as they finish, into
-              the same loop, record, resume and SPRT as a local match;
+  * match:    one task per game (gammago.arena.cluster_games: `play_game`, both engines
+              started on the worker, the SGF sent back and written by the client); results
+              stream back as they finish, into the same loop, record, resume and SPRT as a
+              local match;
   * regress:  one task per .tst file (`run_file`);
   * train-mm: one task per chunk of records (the same `_extract_chunk` as the local processes),
               the records' bytes sent with the task, the results taken back in order.

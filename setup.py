@@ -22,10 +22,13 @@ extensions = [extension(path) for path in sorted(Path("pyx").rglob("*.pyx"))
               if not ONLY or path.stem in ONLY]
 
 setup(
+    # the extensions compile on every core (pip install and build_ext alike)
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
     ext_modules=cythonize(
         extensions,
         include_path=["."],
         compiler_directives={"language_level": 3},
         annotate=bool(os.environ.get("GAMMAGO_ANNOTATE")),
+        nthreads=os.cpu_count() or 1,     # the .pyx turned into C in parallel too
     ),
 )

@@ -1006,6 +1006,7 @@ def test_analysis_and_quit_while_pondering():
     the visits pondering gave it (and kata-analyze after it those of both); quit ends the loop
     with nothing left running."""
     import threading
+    import time
     gtp = _ponder_gtp()
     e = gtp.engine
     out = io.StringIO()
@@ -1022,14 +1023,22 @@ def test_analysis_and_quit_while_pondering():
     e._root = root
     pondered = {}
 
+    def grown(k, n, limit_s=60):
+        """Wait until the k-th search has set its root and its root has n visits more than it
+        kept (its own playouts: the playout counter may still be the last search's for a
+        moment); a deadline only against a hang."""
+        end = time.monotonic() + limit_s
+        while time.monotonic() < end and (len(roots) < k or e.search.root_visits < roots[k - 1][1] + n):
+            time.sleep(0.02)
+
     def lines():
         yield "genmove b\n"
         pondered["playouts"] = _wait_for_playouts(e, 500)     # pondering under way
         yield "lz-analyze w 10\n"
-        _wait_for_playouts(e, 300)                            # (the analysis' own count)
+        grown(3, 300)
         yield "\n"
         yield "kata-analyze w 10\n"
-        _wait_for_playouts(e, 300)
+        grown(4, 300)
         yield "name\n"
         yield "genmove w\n"
         yield "quit\n"

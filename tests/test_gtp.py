@@ -930,20 +930,38 @@ def test_kata_genmove_analyze(g):
 
 # --- pondering (--ponder) ----------------------------------------------------------------------
 def _ponder_gtp(**kw):
+    """A pondering engine over GTP on 9x9; the root visits each search kept when it set its
+    root are listed in engine.kept_roots (the first genmove's search, then its pondering, ...)."""
     engine = Engine(EngineConfig(playouts=200, seed=1, ponder=True, mode="rollouts", **kw))
     gtp = Gtp(engine, io.StringIO())
     ok(gtp, "boardsize 9")
     ok(gtp, "komi 7")
+    engine.kept_roots = []
+    real_root = engine._root
+
+    def root(*a, **kw):
+        result = real_root(*a, **kw)
+        engine.kept_roots.append(engine.search.root_visits)
+        return result
+
+    engine._root = root
     return gtp
 
 
 def _wait_for_playouts(engine, n=1, limit_s=60):
-    """Poll until the pondering search has run n playouts (a deadline only against a hang)."""
+    """Poll until the pondering after the first genmove (the second search) has run n playouts:
+    its root has n visits more than it kept (the playout counter may still be the genmove's a
+    moment after pondering starts); a deadline only against a hang. Returns its playouts."""
     import time
     end = time.monotonic() + limit_s
-    while engine.search.playouts < n and time.monotonic() < end:
+
+    def ran():
+        kept = engine.kept_roots
+        return engine.search.root_visits - kept[1] if len(kept) >= 2 else 0
+
+    while ran() < n and time.monotonic() < end:
         time.sleep(0.02)
-    return engine.search.playouts
+    return ran()
 
 
 def test_kgs_game_over_stops_pondering_and_frees_the_trees():

@@ -132,3 +132,123 @@ def test_harvest_game_hashes_the_played_moves():
     b.play("Q16", "w")
     b.play("pass", "b")
     assert out[2].tolist() == S.hashes_at(b, "C3", "w")
+
+
+# ---------------------------------------------------------------------------------------------
+# train-mm harvests a dictionary and trains a table; predict reads it back
+# ---------------------------------------------------------------------------------------------
+from pathlib import Path  # noqa: E402
+
+from gammago import cli  # noqa: E402
+from gammago.moves import features as F, gammas as G, predict  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+GAMES = sorted(str(p) for p in DATA.glob("*.sgf"))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("spatial") / "tiny.gamma"
+    rc = cli.main(["train-mm", *GAMES, "--out", str(out), "--holdout", "0.3", "--workers", "1",
+                   "--spatial-min-count", "2", "--min-pattern-count", "1", "--seed", "1"])
+    assert rc == 0
+    return out
+
+
+def test_train_mm_harvests_and_predict_reports_sizes(tiny, capsys):
+    g = G.load(tiny)
+    assert g.dictionary is not None and len(g.dictionary) > 50
+    text = tiny.read_text()
+    assert text.startswith(f"gammago-gammas 2 ") and "[dictionary]" in text
+    assert "spatial dictionary:" in text and "pat12:" not in text
+    # the large patterns are weighed: not all at the default
+    base = F.GROUP_BASES[F.GROUP_NAMES.index("pat12")]
+    assert np.std(np.log(g.table[base + 1: base + 1 + len(g.dictionary)])) > 0.05
+    capsys.readouterr()
+    assert cli.main(["predict", *GAMES, "--gammas", str(tiny), "--workers", "1", "--json"]) == 0
+    import json
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    rows = {r["moves"]: r for r in out["by_move_number"]}
+    assert list(rows) == ["1-30", "31-60", "61-90", "91-150", "151-300", "all"]
+    sizes = rows["all"]["sizes"]
+    assert set(sizes) == {"none", *map(str, S.SIZES)}
+    assert abs(sum(sizes.values()) - 1) < 1e-9
+    assert sizes["10"] > 0                  # the openings of the training games match large
+    assert out["spatial_patterns"] == len(g.dictionary)
+    # the table's dictionary is found from the table alone (a copy too)
+    gm = G.load(tiny)
+    assert F.find_dict(gm.table.copy()).checksum == g.dictionary.checksum
+
+
+def test_old_tables_still_load_without_a_dictionary():
+    for name in ("gammas19.gamma", "rollout19.gamma"):
+        g = G.load(G.PATTERNS_DIR / name)
+        assert g.dictionary is None and F.find_dict(g.table) is None
+
+
+def _rewrite(src, dst, fn):
+    lines = src.read_text().splitlines()
+    dst.write_text("\n".join(fn(lines)) + "\n")
+    return dst
+
+
+def test_mismatched_or_truncated_dictionary_is_refused(tiny, tmp_path):
+    at = tiny.read_text().splitlines().index("[dictionary]")
+    # a pattern of the dictionary changed: the checksum no longer matches
+    bad = _rewrite(tiny, tmp_path / "altered.gamma",
+                   lambda ls: ls[:at + 1] + [f"{int(ls[at + 1], 16) ^ 0x10:016x}"] + ls[at + 2:])
+    with pytest.raises(G.GammaFileError, match="does not match") as e:
+        G.load(bad)
+    assert str(bad) in str(e.value)
+    # truncated
+    cut = _rewrite(tiny, tmp_path / "cut.gamma", lambda ls: ls[:-3])
+    with pytest.raises(G.GammaFileError, match="truncated") as e:
+        G.load(cut)
+    assert str(cut) in str(e.value)
+    # another table's dictionary: the header's checksum is the other's
+    other = _rewrite(tiny, tmp_path / "other.gamma",
+                     lambda ls: [ls[0].rsplit(":", 1)[0] + ":0123456789abcdef"] + ls[1:])
+    with pytest.raises(G.GammaFileError, match="does not match"):
+        G.load(other)
+    # another set of pattern sizes
+    sizes = _rewrite(tiny, tmp_path / "sizes.gamma",
+                     lambda ls: [ls[0].replace("spatial=4-10", "spatial=3-12")] + ls[1:])
+    with pytest.raises(G.GammaFileError, match="pattern sizes"):
+        G.load(sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# The shipped table, and the tree's prior under it
+# ---------------------------------------------------------------------------------------------
+SHIPPED = G.PATTERNS_DIR / "spatial19.gamma"
+
+
+def test_shipped_spatial_table_loads():
+    g = G.load(SHIPPED)
+    assert g.dictionary is not None and len(g.dictionary) > 10000
+    assert F.find_dict(g.table) is g.dictionary
+    sizes = g.dictionary.sizes_of[1:]
+    assert set(np.unique(sizes)) == set(S.SIZES)
+
+
+def test_tree_prior_ranks_a_joseki_move_above_the_first_line():
+    """A real opening (tests/data/tygem-330628647.sgf after 6 moves: Black's 3-4 point at R16,
+    White's low approach at P17): the tree's prior under the shipped spatial table puts the
+    played answer Q15 (hand-checked: Shusaku's kosumi, a standard joseki reply) above every
+    first-line move and among its first five (it is second; rollout19.gamma, the engine's prior
+    table, puts it 17th and gammas19.gamma 24th)."""
+    from gammago.go import sgf
+    from gammago.search import prior
+    path = DATA / "tygem-330628647.sgf"
+    game = sgf.parse_game(str(path), path.read_bytes())
+    b = game.board()
+    for colour, vertex in game.moves[:6]:
+        b.play(vertex, colour)
+    assert game.moves[6] == ("b", "Q15")
+    g = G.load(SHIPPED)
+    legal = [v for v in b.legal_moves() if v != "pass"]
+    r = dict(zip(legal, prior.gamma_ratings(b, g, legal)))
+    first_line = [v for v in legal if v[0] in "AT" or v[1:] in ("1", "19")]
+    assert r["Q15"] > max(r[v] for v in first_line)
+    rank = sorted(legal, key=lambda v: -r[v]).index("Q15")
+    assert rank < 5, rank

@@ -452,6 +452,30 @@ def main(args):
     del cand, teams, winners
     _release_memory()                 # before the held-out workers are forked
 
+    # the gamma file: every trained feature; patterns only when kept (others take the default);
+    # the held groups at 1 (their patterns through their default)
+    listed = ~fixed
+    patterns = {g: (npat, default) for g, npat, default in F.PATTERN_GROUPS}
+    if dictionary is not None:        # no spatial id beyond the dictionary's
+        base = F.GROUP_BASES[F.GROUP_NAMES.index("pat12")]
+        listed[base + 1 + len(dictionary): base + 1 + F.PATTERN_GROUPS[0][1]] = False
+    for g in range(F.N_GROUPS):
+        base = F.GROUP_BASES[g]
+        if F.GROUP_NAMES[g] in held_groups:
+            if g in patterns:
+                listed[base + patterns[g][1]] = True
+            else:
+                listed[base + 1: base + F.GROUP_SIZES[g]] = True
+        elif g in patterns:
+            pats = slice(base + 1, base + 1 + patterns[g][0])
+            listed[pats] &= seen[pats] >= args.min_pattern_count
+    # the held-out games are ranked with the table as it will load: the patterns not listed
+    # take their group's default gamma (not the 1 MM leaves on ids it never saw)
+    for g, npat, default in F.PATTERN_GROUPS:
+        base = F.GROUP_BASES[g]
+        pats = np.arange(base + 1, base + 1 + npat)
+        gamma[pats[~listed[pats]]] = gamma[base + default]
+
     t = time.perf_counter()
     held_summary, by_path, results = None, [], []
     if held:
@@ -470,23 +494,6 @@ def main(args):
     times["held-out"] = time.perf_counter() - t
     times["total"] = time.perf_counter() - t_start
 
-    # the gamma file: every trained feature; patterns only when kept (others take the default);
-    # the held groups at 1 (their patterns through their default)
-    listed = ~fixed
-    patterns = {g: (npat, default) for g, npat, default in F.PATTERN_GROUPS}
-    if dictionary is not None:        # no spatial id beyond the dictionary's
-        base = F.GROUP_BASES[F.GROUP_NAMES.index("pat12")]
-        listed[base + 1 + len(dictionary): base + 1 + F.PATTERN_GROUPS[0][1]] = False
-    for g in range(F.N_GROUPS):
-        base = F.GROUP_BASES[g]
-        if F.GROUP_NAMES[g] in held_groups:
-            if g in patterns:
-                listed[base + patterns[g][1]] = True
-            else:
-                listed[base + 1: base + F.GROUP_SIZES[g]] = True
-        elif g in patterns:
-            pats = slice(base + 1, base + 1 + patterns[g][0])
-            listed[pats] &= seen[pats] >= args.min_pattern_count
     command = "gammago train-mm " + " ".join(shlex.quote(a) for a in sys.argv[2:]) \
         if len(sys.argv) > 1 and sys.argv[1] == "train-mm" else f"gammago train-mm {vars(args)}"
     comments = [

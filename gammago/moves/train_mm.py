@@ -1,6 +1,10 @@
 """`gammago train-mm`: learn move-feature gammas from SGF records with MM (gammago.moves.mm).
 
 Phases, each with a progress bar:
+  0. harvest  (--spatial on, the default) replay the training games and count the large
+              spatial pattern around every move played, at every size; the dictionary keeps
+              the frequent ones (gammago.moves.harvest) and takes the diamond's slot in the
+              features of the next phases (gammago/moves/spatial.pxd)
   1. extract  read the records (files, directories, tar archives), split the games into
               training and held-out BY GAME, replay each training game in C and record, at
               sampled positions, the feature team of every legal move (both cores, or
@@ -15,7 +19,7 @@ Phases, each with a progress bar:
               (a held-out game whose moves repeat a training game's, or an earlier held-out
               game's, is left out of the evaluation and counted: a corpus may file one game
               twice, under two names that the split sends to different sides)
-Then it writes the gamma file, a report PNG (log-likelihood per iteration, held-out accuracy by
+Then it writes the gamma file (with its dictionary, file version 2), a report PNG (log-likelihood per iteration, held-out accuracy by
 move number) beside it, and prints top-1 / top-5 / mean log-evidence on the held-out games
 (and for each input path apart when there are several).
 """

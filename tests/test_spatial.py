@@ -140,7 +140,7 @@ def test_harvest_game_hashes_the_played_moves():
 from pathlib import Path  # noqa: E402
 
 from gammago import cli  # noqa: E402
-from gammago.moves import features as F, gammas as G, predict  # noqa: E402
+from gammago.moves import features as F, gammas as G  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 GAMES = sorted(str(p) for p in DATA.glob("*.sgf"))
@@ -252,3 +252,27 @@ def test_tree_prior_ranks_a_joseki_move_above_the_first_line():
     assert r["Q15"] > max(r[v] for v in first_line)
     rank = sorted(legal, key=lambda v: -r[v]).index("Q15")
     assert rank < 5, rank
+
+
+def test_the_engine_takes_the_spatial_table_as_its_prior_when_set():
+    """--set prior_gammas=spatial19.gamma: the engine's tree rates its root children with the
+    spatial table (Shusaku's kosumi among the five best rated in the opening above, where the
+    default table has it far down); a file that does not load is refused with its path."""
+    from gammago.engine.engine import Engine
+    from gammago.go import sgf
+    from engine_args import engine_config
+    path = DATA / "tygem-330628647.sgf"
+    game = sgf.parse_game(str(path), path.read_bytes())
+    ranks = {}
+    for name, flags in (("spatial", ["--set", "prior_gammas=spatial19.gamma"]), ("default", [])):
+        e = Engine(engine_config(["--mode", "rollouts", "--playouts", "50", "--seed", "1"] + flags))
+        e.new_game(19, game.komi)
+        for colour, vertex in game.moves[:6]:
+            e.play(colour, vertex)
+        e.decide("b")
+        kids = sorted(e.search.children(), key=lambda ch: -ch[3])
+        ranks[name] = [e.board.vertex(ch[0]) for ch in kids].index("Q15")
+    assert ranks["spatial"] < 5 < ranks["default"], ranks
+    with pytest.raises(Exception, match="nothere.gamma"):
+        e = Engine(engine_config(["--set", "prior_gammas=nothere.gamma"]))
+        e.new_game(19, 7.5)

@@ -49,10 +49,9 @@ def net_policy_move(net, board, temperature=0.0, rng=None):
 def gamma_policy_move(board, gammas=None, temperature=0.0, rng=None):
     """The move with the highest gamma strength (no search); with a temperature, a move sampled
     from the gammas' move probabilities (see ranked_by_policy). gammas default: the shipped file."""
-    from gammago.moves import features
     from gammago.moves import gammas as gammas_mod
     table = gammas or gammas_mod.load_default(board.size)
-    vertices, feats = features.legal_features(board)
+    vertices, feats = table.legal_features(board)       # through its spatial dictionary, if any
     strength = table.strength(feats)
     order = ranked_by_policy(strength, temperature, rng)
     return _pass_or_first(board, [vertices[i] for i in order if vertices[i] != "pass"])

@@ -140,10 +140,22 @@ class SearchChoice:
         plan = rollout_plan(size, cfg, table_settings)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
-            prior_table = gammas.rollout_base(size)
+            prior_table = (self._prior_file().table if cfg.prior_gammas
+                           else gammas.rollout_base(size))
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, **plan)
+
+    def _prior_file(self):
+        """--set prior_gammas=FILE, loaded once (refused with its path and the reason when it
+        does not load); a shipped table by its name from any directory (gammas.find)."""
+        from gammago.moves import gammas
+        cfg = self.config
+        if getattr(self, "_prior_loaded", (None,))[0] != cfg.prior_gammas:
+            loaded = gammas.load(gammas.find(cfg.prior_gammas))
+            log.info("tree priors from %s", loaded.path)
+            self._prior_loaded = (cfg.prior_gammas, loaded)
+        return self._prior_loaded[1]
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -198,6 +198,10 @@ class EngineConfig:
     rollout_gammas: str = _setting(
         "", what="a gamma file", help="a gamma file the rollouts sample with as it is "
                                       "(train-balance writes them); '': the shipped rollout table")
+    prior_gammas: str = _setting(
+        "", what="a gamma file", help="a gamma file the tree's priors rate children with (a "
+                                      "table with a spatial dictionary, e.g. spatial19.gamma, "
+                                      "rates its large patterns); '': the rollouts' table")
     expand_visits: int = _setting(
         0, auto=0, ok=_ge(0), help="visits before a leaf is expanded",
         auto_help=f"{EXPAND_VISITS_9} on 9x9 .. {EXPAND_VISITS_19} on 19x19")

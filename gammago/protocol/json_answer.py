@@ -35,13 +35,12 @@ def policy_of(engine, size):
     if engine.net is not None and engine.mode in ("net-root", "net-policy"):
         probs = engine.net.priors(board, include_pass=True)
     else:
-        from gammago.moves import features
         from gammago.moves import gammas
         try:
             table = gammas.load_default(size)
         except (OSError, ValueError):
             return None
-        vertices, feats = features.legal_features(board)
+        vertices, feats = table.legal_features(board)
         strength = table.strength(feats)
         keep = [(v, s) for v, s in zip(vertices, strength) if v in legal]
         total = sum(s for _, s in keep) or 1.0

@@ -7,18 +7,9 @@ import numpy as np
 import pytest
 
 from gammago.moves import spatial as S
-from gammago.go.board import Board, parse_vertex, format_vertex
+from gammago.go.board import Board, format_vertex
 
-
-def _transform(vertex, size, s):
-    r, c = parse_vertex(vertex, size)
-    if s & 4:
-        r, c = c, r
-    if s & 1:
-        r = size - 1 - r
-    if s & 2:
-        c = size - 1 - c
-    return format_vertex((r, c))
+from test_features import transform as _transform      # one of the 8 symmetries, on a vertex
 
 
 def _random_stones(size, n, seed):

@@ -220,7 +220,7 @@ class Session:
                 except ProcessLookupError:
                     pass
                 p.wait(timeout=10)
-        # the engine starts its own session? it is KaTrain's child in KaTrain's group: gone too
+        # the engine is KaTrain's child in KaTrain's process group: killing the group ends it too
         self.procs.clear()
 
 

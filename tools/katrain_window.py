@@ -103,7 +103,7 @@ def write_config(home, command, visits=20, fast_visits=10, max_time=2.0):
 
 
 @dataclass
-class Session:
+class KaTrainRun:
     """Xvfb and KaTrain, started in their own process groups; stop() kills both."""
     sgf: str
     home: str
@@ -254,7 +254,7 @@ def walk(sgf, visits=20, fast_visits=10, max_time=2.0, threads=1, shots=None, st
     """Open sgf in KaTrain's window, step through every move; a report (dict)."""
     moves, size = sgf_moves(sgf)
     home = tempfile.mkdtemp(prefix="katrain-home-")
-    s = Session(sgf, home, visits, fast_visits, max_time, threads)
+    s = KaTrainRun(sgf, home, visits, fast_visits, max_time, threads)
     report = {"sgf": str(sgf), "size": size, "moves": moves, "stepped": 0, "unanswered_steps": 0}
     t0 = time.time()
     try:

@@ -7,10 +7,10 @@ other threads off the same line until the result comes back), counters move by a
 and a node is expanded by the one thread that wins a compare-and-swap on its state.
 """
 from libc.stdlib cimport qsort
-from libc.math cimport log
+from libc.math cimport log, lround
 from libc.stdint cimport int32_t, int16_t, uint8_t
 from gammago.go.board cimport (board_t, board_copy, board_play, board_check_move, board_is_eye,
-                            board_area, BLACK, WHITE, PASS, MAX_PTS, MOVE_OK)
+                            board_area, board_score, BLACK, WHITE, PASS, MAX_PTS, MOVE_OK)
 from gammago.rollout.playout cimport policy_t, playout_run, playout_run_mercy, playout_default_maxmoves
 from gammago.search.prior cimport prior_ladders
 from gammago.core.atomic cimport gg_add32, gg_addf, gg_cas8, gg_load8, gg_store8
@@ -116,24 +116,6 @@ cdef int expand_node(tree_t* t, int32_t idx, const board_t* b, int depth) noexce
 # ---------------------------------------------------------------------------------------------
 # One playout: down, out, back up
 # ---------------------------------------------------------------------------------------------
-cdef int _area_difference(board_t* b) noexcept nogil:
-    """Black's area minus White's on b as it stands (board_area's owners of the empty points)."""
-    cdef uint8_t owner[MAX_PTS]
-    cdef int i, p, s = 0
-    board_area(b, owner)
-    for i in range(b.nempty):
-        p = b.empty[i]
-        if owner[p] == BLACK:
-            s += 1
-        elif owner[p] == WHITE:
-            s -= 1
-    for p in range(b.npts):
-        if b.color[p] == BLACK:
-            s += 1
-        elif b.color[p] == WHITE:
-            s -= 1
-    return s
-
 cdef void descend(tree_t* t, worker_t* w) noexcept nogil:
     cdef board_t* b = w.b
     cdef int32_t node = 0, child
@@ -173,7 +155,7 @@ cdef void descend(tree_t* t, worker_t* w) noexcept nogil:
         # ended by the mercy rule: the side far ahead in captures wins. The board is not played
         # out (dead stones may stand), so its owners are counted neither in the ownership nor
         # in criticality; its score is the count as the board stands
-        s = _area_difference(b)
+        s = <int>lround(board_score(b) + b.komi)    # Black's area minus White's
         res2 = 2 if mercy_won == BLACK else 0
     else:
         board_area(b, owner)

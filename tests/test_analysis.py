@@ -245,7 +245,8 @@ def test_every_answer_has_scores_a_move_s_own_or_the_root_s():
     board = Board(9, 7.0)
     for c, v in job.moves:
         board.play(v, c)
-    engine = SimpleNamespace(board=board, search=SimpleNamespace(owned=0, root_visits=4))
+    engine = SimpleNamespace(board=board, search=SimpleNamespace(owned=0, root_visits=4),
+                             root_score=lambda c: None)          # no playout counted yet
     infos = [{"move": "E4", "visits": 3, "winrate": 0.6, "prior": 0.3, "lcb": 0.5, "order": 0,
               "pv": ["E4", "D4"], "score_mean": 2.5, "score_stdev": 4.0},
              {"move": "F5", "visits": 1, "winrate": 0.4, "prior": 0.1, "order": 1, "pv": ["F5"]}]

@@ -114,6 +114,7 @@ class Engine(SearchChoice, Pondering, EngineClocks, GameEnd, SelfPlayRoot):
         self.pondered = 0           # playouts of the last pondering
         self.interrupted = threading.Event()    # interrupt(): the move under way stops now
         self._rollout_loaded = None  # --rollout-gammas FILE's Gammas, once loaded
+        self._prior_loaded = None    # --set prior_gammas=FILE's Gammas, once loaded
         self._aside_told = set()     # board sizes its settings line is not for, told in the log
         self.rules = _rules.playable(self.config.rules)   # --rules; kata-set-rules, kgs-rules
         self.new_game(19, 7.5)

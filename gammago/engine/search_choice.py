@@ -7,7 +7,7 @@ root (net_lambda), and the gamma tables of the tree's prior and of its rollouts 
 SearchChoice is a base of gammago.engine.engine.Engine; the engine's new_game calls
 _auto_search or _use_net and _set_prior for the new board size. It reads and sets the engine's
 `search`, `_tree_search`, `_root_search`, `net`, `_nets`, `_net_choice`, `_net_failed` and
-`_rollout_loaded`, and calls its _switch_search.
+`_rollout_loaded`, `_prior_loaded`, and calls its _switch_search.
 """
 import logging
 import os
@@ -149,13 +149,11 @@ class SearchChoice:
     def _prior_file(self):
         """--set prior_gammas=FILE, loaded once (refused with its path and the reason when it
         does not load); a shipped table by its name from any directory (gammas.find)."""
-        from gammago.moves import gammas
-        cfg = self.config
-        if getattr(self, "_prior_loaded", (None,))[0] != cfg.prior_gammas:
-            loaded = gammas.load(gammas.find(cfg.prior_gammas))
-            log.info("tree priors from %s", loaded.path)
-            self._prior_loaded = (cfg.prior_gammas, loaded)
-        return self._prior_loaded[1]
+        if self._prior_loaded is None:
+            from gammago.moves import gammas
+            self._prior_loaded = gammas.load(gammas.find(self.config.prior_gammas))
+            log.info("tree priors from %s", self._prior_loaded.path)
+        return self._prior_loaded
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -101,7 +101,7 @@ def _root_score(engine, color):
     playout's final count (Engine.root_score, the candidates' visit-weighted mean), else the
     ownership's sum; (None, None) before any playout."""
     c = 1 if color == "b" else 2
-    got = engine.root_score(c) if hasattr(engine, "root_score") else None
+    got = engine.root_score(c)
     if got is not None:
         return got
     owner = engine.ownership()

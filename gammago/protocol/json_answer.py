@@ -80,8 +80,7 @@ def root_figures(engine):
     if owner is None:
         owner, owned = stones_owner(engine.board), False
     score, stdev = float(owner.sum()) - engine.board.komi, (engine.score_stdev() if owned else 0.0)
-    root_score = getattr(engine, "root_score", None)
-    got = root_score(1) if root_score is not None else None
+    got = engine.root_score(1)
     if got is not None and _finite(got[0]):
         score, stdev = float(got[0]), got[1]
     if not _finite(stdev):

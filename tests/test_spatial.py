@@ -102,6 +102,34 @@ def test_dictionary_largest_match():
         S.SpatialDict([h[0], h[0]], [4, 4])
 
 
+def test_largest_size_caps_the_match_on_one_board_size():
+    """set_largest(board, s): spatial_match looks up sizes up to s on boards of that size only
+    (through the table's lookup as through SpatialDict.match); the hashes are unchanged."""
+    b = _board(19, ["D4", "Q16"], ["C6"])
+    h = S.hashes_at(b, "D5")
+    d = S.SpatialDict([h[0], h[3]], [4, 7])
+    b9 = _board(9, ["D4", "F6"], ["C6"])
+    h9 = S.hashes_at(b9, "D5")
+    d9 = S.SpatialDict([h9[1], h9[5]], [5, 9])
+    assert S.largest(19) == S.largest(9) == max(S.SIZES)
+    try:
+        S.set_largest(19, 6)
+        assert S.largest(19) == 6 and S.largest(9) == max(S.SIZES)
+        assert d.match(b, "D5") == (1, 4)          # size 7 is above the cap
+        assert S.hashes_at(b, "D5") == h
+        assert d9.match(b9, "D5") == (2, 9)        # 9x9 keeps every size
+        S.set_largest(9, 8)
+        assert d9.match(b9, "D5") == (1, 5)
+        with pytest.raises(ValueError, match="largest pattern size 11"):
+            S.set_largest(9, 11)
+        with pytest.raises(ValueError, match="board size 4"):
+            S.set_largest(4, 6)
+    finally:
+        S.set_largest(19, None)
+        S.set_largest(9, None)
+    assert d.match(b, "D5") == (2, 7)
+
+
 def test_counter_prunes_and_counts():
     c = S.HashCounter(1024)
     c.add(np.arange(1, 101, dtype=np.uint64).repeat(5))
@@ -264,6 +292,38 @@ def test_the_engine_takes_the_spatial_table_as_its_prior_when_set():
         kids = sorted(e.search.children(), key=lambda ch: -ch[3])
         ranks[name] = [e.board.vertex(ch[0]) for ch in kids].index("Q15")
     assert ranks["spatial"] < 5 < ranks["default"], ranks
-    with pytest.raises(Exception, match="nothere.gamma"):
-        e = Engine(engine_config(["--set", "prior_gammas=nothere.gamma"]))
+    assert S.largest(19) == max(S.SIZES)
+    try:
+        e = Engine(engine_config(["--mode", "rollouts", "--playouts", "50",
+                                  "--set", "prior_gammas=spatial19.gamma",
+                                  "--set", "prior_largest=6"]))
+        e.new_game(13, 7.5)
+        e.decide("b")
+        assert S.largest(13) == 6
+    finally:
+        S.set_largest(13, None)
+        S.set_largest(19, None)
+
+
+@pytest.mark.parametrize("bad", ["missing", "truncated"])
+def test_a_prior_table_that_does_not_load_is_refused_and_the_engine_says_what_it_uses(
+        bad, tmp_path, caplog):
+    """--set prior_gammas=FILE that is missing or truncated: refused with its path and the
+    reason, once, and the tree's priors keep the rollouts' table, which the log names."""
+    import logging
+    from gammago.engine.engine import Engine
+    from engine_args import engine_config
+    path = tmp_path / "bad.gamma"
+    if bad == "truncated":
+        path.write_bytes(SHIPPED.read_bytes()[:3000])
+    with caplog.at_level(logging.WARNING):
+        e = Engine(engine_config(["--mode", "rollouts", "--playouts", "30",
+                                  "--set", f"prior_gammas={path}"]))
+        e.new_game(9, 7.0)
+        assert e.decide("b") is not None
         e.new_game(19, 7.5)
+    told = [r.getMessage() for r in caplog.records if "prior_gammas refused" in r.getMessage()]
+    assert len(told) == 1, told
+    assert str(path) in told[0] and "rollout19.gamma instead" in told[0]
+    if bad == "truncated":
+        assert "dictionary" in told[0]

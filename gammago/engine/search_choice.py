@@ -14,7 +14,8 @@ import os
 
 from gammago.net import runtime as _net
 from gammago.search import tree as _tree
-from gammago.engine.settings import AUTO_NET_MIN_SIZE, rollout_gammas, rollout_plan
+from gammago.engine.settings import (AUTO_NET_MIN_SIZE, prior_largest_for, rollout_gammas,
+                                     rollout_plan)
 from gammago.search.net_root import ROOT_LAMBDA, RootSearch
 
 log = logging.getLogger("gammago")
@@ -140,20 +141,33 @@ class SearchChoice:
         plan = rollout_plan(size, cfg, table_settings)
         prior_table = None
         if table is not None and cfg.prior != "cheap":
-            prior_table = (self._prior_file().table if cfg.prior_gammas
-                           else gammas.rollout_base(size))
+            chosen = self._prior_file() if cfg.prior_gammas else None
+            if chosen is None:
+                prior_table = gammas.rollout_base(size)
+            else:
+                prior_table = chosen.table
+                if chosen.dictionary is not None:
+                    from gammago.moves import spatial
+                    spatial.set_largest(size, cfg.prior_largest if cfg.prior_largest is not None
+                                        else prior_largest_for(size))
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, **plan)
 
     def _prior_file(self):
-        """--set prior_gammas=FILE, loaded once (refused with its path and the reason when it
-        does not load); a shipped table by its name from any directory (gammas.find)."""
+        """--set prior_gammas=FILE's Gammas, loaded once; a shipped table by its name from any
+        directory (gammas.find). A file that does not load is refused with its path and the
+        reason, once, and the tree's priors keep the rollouts' table (None)."""
         if self._prior_loaded is None:
             from gammago.moves import gammas
-            self._prior_loaded = gammas.load(gammas.find(self.config.prior_gammas))
-            log.info("tree priors from %s", self._prior_loaded.path)
-        return self._prior_loaded
+            try:
+                self._prior_loaded = gammas.load(gammas.find(self.config.prior_gammas))
+                log.info("tree priors from %s", self._prior_loaded.path)
+            except (OSError, ValueError) as exc:
+                self._prior_loaded = False
+                log.warning("prior_gammas refused: %s; the tree's priors use %s instead", exc,
+                            gammas.load_rollout_base(self.board.size).path.name)
+        return self._prior_loaded or None
 
     def _rollout_file(self):
         """--rollout-gammas FILE, loaded once (a file that does not load raises GammaFileError,

@@ -35,7 +35,8 @@ ctypedef struct spatial_dict_t:
 cdef void spatial_hashes(const board_t* b, int p, int c, uint64_t* out) noexcept nogil
 # the dictionary id of a hash, 0 when it holds none
 cdef int spatial_lookup(const spatial_dict_t* d, uint64_t h) noexcept nogil
-# the id of the largest pattern around p (for c) that the dictionary holds, 0 when none
+# the id of the largest pattern around p (for c) that the dictionary holds, 0 when none; sizes
+# above set_largest's for the board's size are neither hashed nor looked up
 cdef int spatial_match(const spatial_dict_t* d, const board_t* b, int p, int c) noexcept nogil
 
 cdef class SpatialDict:

@@ -10,7 +10,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int16_t, uint8_t
 from gammago.go.board cimport (board_t, Board, board_copy, board_play, board_check_move,
-                               EMPTY, BLACK, WHITE, BORDER, PASS, MOVE_OK, MAX_HIST)
+                               EMPTY, BLACK, WHITE, BORDER, PASS, MOVE_OK, MAX_HIST, MAX_SIZE)
 
 # ---------------------------------------------------------------------------------------------
 # The points by ring, the symmetries and the Zobrist keys
@@ -22,6 +22,8 @@ cdef uint64_t ZT[SPATIAL_NPTS][4][8]       # ZT[j][colour][s]: the key of point 
                                            # under symmetry s for that colour (empty: 0)
 cdef uint64_t SIZEKEY[SPATIAL_NSIZES]
 cdef uint8_t COLMAP[3][4]                  # [mover][board colour] -> 0 empty, 1 own, 2 opp, 3 off
+cdef int LARGEST_K[MAX_SIZE + 1]           # by board size: the largest size spatial_match
+                                           # hashes and looks up, as an index into SIZES
 
 
 def gridcular(dr, dc):
@@ -75,6 +77,8 @@ def _init():
     for m in range(3):
         for v in range(4):
             COLMAP[m][v] = 3 if v == BORDER else 0 if v == EMPTY else (1 if v == m else 2)
+    for m in range(MAX_SIZE + 1):
+        LARGEST_K[m] = SPATIAL_NSIZES - 1
 
 _init()
 
@@ -86,7 +90,29 @@ POINTS = tuple(_points())
 # ---------------------------------------------------------------------------------------------
 # Hashing
 # ---------------------------------------------------------------------------------------------
+def set_largest(int board_size, size):
+    """Make spatial_match on boards of board_size look up patterns of at most `size` points
+    of gridcular distance (None: SPATIAL_MAX, every size); the smaller sizes' hashes and the
+    harvest are unchanged. Process-wide: the engine sets it for the board it plays."""
+    if not 5 <= board_size <= MAX_SIZE:
+        raise ValueError(f"board size {board_size}: not in 5..{MAX_SIZE}")
+    size = SPATIAL_MAX if size is None else int(size)
+    if not SPATIAL_MIN <= size <= SPATIAL_MAX:
+        raise ValueError(f"largest pattern size {size}: not in {SPATIAL_MIN}..{SPATIAL_MAX}")
+    LARGEST_K[board_size] = size - SPATIAL_MIN
+
+
+def largest(int board_size):
+    """The largest pattern size spatial_match looks up on boards of board_size."""
+    return SPATIAL_MIN + LARGEST_K[board_size]
+
+
 cdef void spatial_hashes(const board_t* b, int p, int c, uint64_t* out) noexcept nogil:
+    _hashes_upto(b, p, c, out, SPATIAL_NSIZES - 1)
+
+
+cdef void _hashes_upto(const board_t* b, int p, int c, uint64_t* out, int last) noexcept nogil:
+    """spatial_hashes of the sizes SPATIAL_MIN .. SPATIAL_MIN + last only."""
     cdef uint64_t h[8]
     cdef uint64_t m
     cdef const uint64_t* z
@@ -117,6 +143,8 @@ cdef void spatial_hashes(const board_t* b, int p, int c, uint64_t* out) noexcept
                     m = h[s]
             # the size in the low 4 bits: sizes never collide, and a hash names its size
             out[ring] = ((m ^ SIZEKEY[ring]) & ~(<uint64_t>0xF)) | <uint64_t>(SPATIAL_MIN + ring)
+            if ring == last:
+                return
             ring += 1
 
 
@@ -135,9 +163,9 @@ cdef int spatial_lookup(const spatial_dict_t* d, uint64_t h) noexcept nogil:
 
 cdef int spatial_match(const spatial_dict_t* d, const board_t* b, int p, int c) noexcept nogil:
     cdef uint64_t hs[SPATIAL_NSIZES]
-    cdef int k, i
-    spatial_hashes(b, p, c, hs)
-    for k in range(SPATIAL_NSIZES - 1, -1, -1):
+    cdef int k, i, last = LARGEST_K[b.size]
+    _hashes_upto(b, p, c, hs, last)
+    for k in range(last, -1, -1):
         i = spatial_lookup(d, hs[k])
         if i:
             return i

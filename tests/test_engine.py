@@ -67,6 +67,7 @@ SETTINGS = {
     "rollout_tail_seki": ("off", False, "true"),
     "rollout_scale": ("selfatari=2", "selfatari=2", "nope=2"),
     "rollout_gammas": ("t.gamma", "t.gamma", None), "prior_gammas": ("s.gamma", "s.gamma", None),
+    "prior_largest": ("6", 6, "11"),
     "expand_visits": ("5", 5, "-1"),
     "pw_init": ("2", 2, "0"), "pw_base": ("20", 20.0, "-1"), "pw_factor": ("1.8", 1.8, "0.5"),
     "ucb_c": ("0.5", 0.5, "-1"), "bonus_weight": ("0", 0.0, "nan"),

@@ -124,6 +124,8 @@ def test_largest_size_caps_the_match_on_one_board_size():
             S.set_largest(9, 11)
         with pytest.raises(ValueError, match="board size 4"):
             S.set_largest(4, 6)
+        with pytest.raises(ValueError, match="board size 25"):
+            S.largest(25)
     finally:
         S.set_largest(19, None)
         S.set_largest(9, None)
@@ -276,7 +278,7 @@ def test_tree_prior_ranks_a_joseki_move_above_the_first_line():
 def test_the_engine_takes_the_spatial_table_as_its_prior_when_set():
     """--set prior_gammas=spatial19.gamma: the engine's tree rates its root children with the
     spatial table (Shusaku's kosumi among the five best rated in the opening above, where the
-    default table has it far down); a file that does not load is refused with its path."""
+    default table has it far down); --set prior_largest caps the sizes it looks up."""
     from gammago.engine.engine import Engine
     from gammago.go import sgf
     from engine_args import engine_config

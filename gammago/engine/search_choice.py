@@ -14,8 +14,7 @@ import os
 
 from gammago.net import runtime as _net
 from gammago.search import tree as _tree
-from gammago.engine.settings import (AUTO_NET_MIN_SIZE, prior_largest_for, rollout_gammas,
-                                     rollout_plan)
+from gammago.engine.settings import AUTO_NET_MIN_SIZE, rollout_gammas, rollout_plan
 from gammago.search.net_root import ROOT_LAMBDA, RootSearch
 
 log = logging.getLogger("gammago")
@@ -148,8 +147,7 @@ class SearchChoice:
                 prior_table = chosen.table
                 if chosen.dictionary is not None:
                     from gammago.moves import spatial
-                    spatial.set_largest(size, cfg.prior_largest if cfg.prior_largest is not None
-                                        else prior_largest_for(size))
+                    spatial.set_largest(size, cfg.prior_largest)     # None: every size
         for s in self._searches():
             s.use_gammas(prior_table)
             s.use_gamma_rollouts(rollout_table, **plan)

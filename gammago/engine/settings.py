@@ -47,9 +47,6 @@ EXPAND_VISITS_19 = 40        # ... 40 on 19x19 (Ray's value); sizes between inte
 CRIT = 2.0                   # weight of criticality in widening's order below 13x13 (criticality.md)
 CRIT_MAX_SIZE = 13           # ... 0 (rating order alone) from this size up (criticality.md)
 MERCY = {9: 20}              # mercy rule by size, others off; with the seki rule (mercy.md)
-PRIOR_LARGEST = {}           # a spatial prior's largest pattern size by board size, else the
-                             # table's every size (spatial-prior.md)
-PRIOR_LARGEST_ALL = 10       # SIZES' last: every size the table holds
 PW_BASE = 10.0               # widening's base below 13x13: child k+1 opens pw_base*1.4**k visits
                              # after child k (widening.md)
 PW_BASE_MAX_SIZE = 13        # ... the tree's 40 from this size up (widening.md)
@@ -205,10 +202,9 @@ class EngineConfig:
         "", what="a gamma file", help="a gamma file the tree's priors rate children with (a "
                                       "table with a spatial dictionary, e.g. spatial19.gamma, "
                                       "rates its large patterns); '': the rollouts' table")
+    # auto on every board: no smaller size won on 9x9 (spatial-prior.md)
     prior_largest: int | None = _setting(
-        None, ok=_in(4, 10),
-        auto_help=(", ".join(f"{v} on {k}x{k}" for k, v in sorted(PRIOR_LARGEST.items()))
-                   + (", else " if PRIOR_LARGEST else "") + f"{PRIOR_LARGEST_ALL}"),
+        None, ok=_in(4, 10), auto_help="10, every size",
         help="the largest spatial pattern (gridcular distance 4..10) a prior_gammas table's "
              "dictionary is looked up at")
     expand_visits: int = _setting(
@@ -514,11 +510,6 @@ class _HelpAll(argparse.Action):
 def crit_for(size):
     """crit auto: the criticality weight for a board size."""
     return CRIT if size < CRIT_MAX_SIZE else 0.0
-
-
-def prior_largest_for(size):
-    """prior_largest auto: a spatial prior's largest pattern size for a board size."""
-    return PRIOR_LARGEST.get(size, PRIOR_LARGEST_ALL)
 
 
 def mercy_for(size):

@@ -90,12 +90,17 @@ POINTS = tuple(_points())
 # ---------------------------------------------------------------------------------------------
 # Hashing
 # ---------------------------------------------------------------------------------------------
+def _board_size(int board_size):
+    if not 5 <= board_size <= MAX_SIZE:
+        raise ValueError(f"board size {board_size}: not in 5..{MAX_SIZE}")
+    return board_size
+
+
 def set_largest(int board_size, size):
     """Make spatial_match on boards of board_size look up patterns of at most `size` points
     of gridcular distance (None: SPATIAL_MAX, every size); the smaller sizes' hashes and the
     harvest are unchanged. Process-wide: the engine sets it for the board it plays."""
-    if not 5 <= board_size <= MAX_SIZE:
-        raise ValueError(f"board size {board_size}: not in 5..{MAX_SIZE}")
+    _board_size(board_size)
     size = SPATIAL_MAX if size is None else int(size)
     if not SPATIAL_MIN <= size <= SPATIAL_MAX:
         raise ValueError(f"largest pattern size {size}: not in {SPATIAL_MIN}..{SPATIAL_MAX}")
@@ -104,7 +109,7 @@ def set_largest(int board_size, size):
 
 def largest(int board_size):
     """The largest pattern size spatial_match looks up on boards of board_size."""
-    return SPATIAL_MIN + LARGEST_K[board_size]
+    return SPATIAL_MIN + LARGEST_K[_board_size(board_size)]
 
 
 cdef void spatial_hashes(const board_t* b, int p, int c, uint64_t* out) noexcept nogil:
